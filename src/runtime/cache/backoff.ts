@@ -1,0 +1,36 @@
+/** Jittered exponential backoff (client-go's wait.Backoff with jitter 1.0), reset after a healthy period. */
+export class JitteredBackoff {
+  private failures = 0;
+  private readonly baseMs: number;
+  private readonly maxMs: number;
+  private readonly random: () => number;
+
+  constructor(baseMs = 800, maxMs = 30_000, random: () => number = Math.random) {
+    this.baseMs = baseMs;
+    this.maxMs = maxMs;
+    this.random = random;
+  }
+
+  next(): number {
+    const raw = Math.min(this.maxMs, this.baseMs * 2 ** this.failures);
+    this.failures++;
+    return Math.min(this.maxMs, raw + raw * this.random());
+  }
+
+  reset(): void {
+    this.failures = 0;
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,230 @@
+import { isGone } from '../client/errors.ts';
+import type { KubeClient, WatchEvent } from '../client/kube-client.ts';
+import { type KubeObject, objectKey } from '../client/object.ts';
+import type { ResourceType } from '../client/resource.ts';
+import { errorMessage, type Logger } from '../log.ts';
+import { JitteredBackoff, sleep } from './backoff.ts';
+import type { Store } from './store.ts';
+
+export interface EventHandler<T> {
+  onAdd?(obj: T): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  onDelete?(obj: T): void;
+}
+
+export interface ReflectorScope {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface ReflectorOptions {
+  pageSize?: number;
+  /** A stream that delivers nothing (not even a bookmark) for this long is presumed dead and restarted. */
+  watchdogMs?: number;
+  /** Server-side watch timeout is drawn from [min, 2*min) seconds, like client-go. */
+  minWatchTimeoutSeconds?: number;
+  backoff?: JitteredBackoff;
+}
+
+class ResourceExpiredError extends Error {}
+
+/**
+ * Keeps a Store equal to the server: list, then watch from the list's resourceVersion, forever.
+ * - every stream end or error restarts the watch after a jittered backoff;
+ * - 410 Gone (the resourceVersion was compacted away) relists, and the relist emits the deletes
+ *   that happened while we were not watching;
+ * - bookmarks advance the resourceVersion so restarts rarely need a relist;
+ * - a watchdog restarts a stream that has gone quiet (half-open connections).
+ */
+export class Reflector<T extends KubeObject> {
+  private resourceVersion = '';
+  private syncedFlag = false;
+  private resolveSynced!: () => void;
+  readonly synced: Promise<void> = new Promise((resolve) => {
+    this.resolveSynced = resolve;
+  });
+  /** Counts of what happened, for tests and debugging. */
+  readonly stats = { lists: 0, watches: 0, gone: 0, watchdogRestarts: 0, errors: 0 };
+  private readonly client: KubeClient;
+  private readonly type: ResourceType;
+  private readonly scope: ReflectorScope;
+  private readonly store: Store<T>;
+  private readonly handler: EventHandler<T>;
+  private readonly log: Logger;
+  private readonly pageSize: number;
+  private readonly watchdogMs: number;
+  private readonly minWatchTimeoutSeconds: number;
+  private readonly backoff: JitteredBackoff;
+  private currentWatch: AbortController | undefined;
+
+  constructor(
+    client: KubeClient,
+    type: ResourceType,
+    scope: ReflectorScope,
+    store: Store<T>,
+    handler: EventHandler<T>,
+    log: Logger,
+    options: ReflectorOptions = {},
+  ) {
+    this.client = client;
+    this.type = type;
+    this.scope = scope;
+    this.store = store;
+    this.handler = handler;
+    this.log = log;
+    this.pageSize = options.pageSize ?? 500;
+    this.watchdogMs = options.watchdogMs ?? 150_000;
+    this.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.backoff = options.backoff ?? new JitteredBackoff();
+  }
+
+  get hasSynced(): boolean {
+    return this.syncedFlag;
+  }
+
+  get lastSyncResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** Drops the current stream (as a network failure would); the loop resumes from the last resourceVersion. */
+  restartWatch(): void {
+    this.currentWatch?.abort();
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    let needList = true;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.listAndReplace(signal);
+          needList = false;
+        }
+        const started = Date.now();
+        await this.watchOnce(signal);
+        if (Date.now() - started > 60_000) this.backoff.reset();
+      } catch (err) {
+        if (signal.aborted) break;
+        if (err instanceof ResourceExpiredError || isGone(err)) {
+          this.stats.gone++;
+          this.log.info('resourceVersion too old, relisting', { resourceVersion: this.resourceVersion });
+          needList = true;
+          continue;
+        }
+        this.stats.errors++;
+        const delay = this.backoff.next();
+        this.log.warn('list/watch failed, retrying', {
+          error: errorMessage(err),
+          retryInMs: Math.round(delay),
+        });
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  private async listAndReplace(signal: AbortSignal): Promise<void> {
+    this.stats.lists++;
+    const items: T[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.client.list<T>(this.type, {
+        ...this.scope,
+        limit: this.pageSize,
+        continue: continueToken,
+        signal,
+      });
+      items.push(...page.items);
+      continueToken = page.metadata?.continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? '';
+    } while (continueToken);
+    const kind = this.type.kind;
+    const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
+    for (const item of items) {
+      item.kind ??= kind; // list items omit kind/apiVersion; watch events carry them
+      item.apiVersion ??= apiVersion;
+    }
+    const delta = this.store.replace(items);
+    this.resourceVersion = resourceVersion;
+    for (const obj of delta.added) this.handler.onAdd?.(obj);
+    for (const { oldObj, newObj } of delta.updated) this.handler.onUpdate?.(oldObj, newObj);
+    for (const obj of delta.deleted) this.handler.onDelete?.(obj);
+    if (!this.syncedFlag) {
+      this.syncedFlag = true;
+      this.resolveSynced();
+    }
+    this.log.debug('listed', { count: items.length, resourceVersion, deleted: delta.deleted.length });
+  }
+
+  private async watchOnce(signal: AbortSignal): Promise<void> {
+    this.stats.watches++;
+    const watch = new AbortController();
+    this.currentWatch = watch;
+    const stop = () => watch.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    let lastActivity = Date.now();
+    let watchdogFired = false;
+    const watchdog = setInterval(
+      () => {
+        if (Date.now() - lastActivity > this.watchdogMs) {
+          watchdogFired = true;
+          this.stats.watchdogRestarts++;
+          this.log.warn('watch stream quiet for too long, restarting', {
+            quietMs: Date.now() - lastActivity,
+          });
+          watch.abort();
+        }
+      },
+      Math.max(100, Math.min(this.watchdogMs / 2, 10_000)),
+    );
+    watchdog.unref();
+    try {
+      const timeoutSeconds = Math.floor(this.minWatchTimeoutSeconds * (1 + Math.random()));
+      const events = this.client.watch<T>(this.type, {
+        ...this.scope,
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        signal: watch.signal,
+      });
+      for await (const event of events) {
+        lastActivity = Date.now();
+        this.apply(event);
+      }
+    } catch (err) {
+      if (watchdogFired || (watch.signal.aborted && !signal.aborted)) return; // deliberate restart
+      throw err;
+    } finally {
+      clearInterval(watchdog);
+      signal.removeEventListener('abort', stop);
+      this.currentWatch = undefined;
+    }
+  }
+
+  private apply(event: WatchEvent<T>): void {
+    const obj = event.object;
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const old = this.store.upsert(obj);
+        if (old) this.handler.onUpdate?.(old, obj);
+        else this.handler.onAdd?.(obj);
+        break;
+      }
+      case 'DELETED': {
+        const old = this.store.remove(objectKey(obj));
+        this.handler.onDelete?.(old ?? obj);
+        break;
+      }
+      case 'BOOKMARK':
+        break;
+      case 'ERROR': {
+        const status = obj as { code?: number; message?: string };
+        if (status.code === 410) throw new ResourceExpiredError(status.message ?? 'resource version expired');
+        throw new Error(`watch error: ${status.message ?? JSON.stringify(obj)}`);
+      }
+    }
+    const rv = obj.metadata?.resourceVersion;
+    if (rv) this.resourceVersion = rv;
+  }
+}

@@ -1,0 +1,290 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
+import { type Dispatcher, fetch } from 'undici';
+import { ApiError } from './errors.ts';
+import type { KubeObject, ObjectList } from './object.ts';
+import { collectionPath, objectPath, type ResourceType } from './resource.ts';
+
+/**
+ * A small REST client for any resource type, built on the kubeconfig handling of
+ * @kubernetes/client-node (auth, TLS, exec plugins) but with our own request loop, so the
+ * runtime controls watches, rate limiting and errors.
+ *
+ * Objects are returned as the server sent them (wire JSON): timestamps are RFC 3339 strings at
+ * run time even where @kubernetes/client-node's model types say `Date`; read them with toMillis().
+ */
+
+/** Limits how fast requests leave the process (client-go's QPS/burst). */
+export interface RequestThrottle {
+  acquire(signal?: AbortSignal): Promise<void>;
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Whole-request timeout; watches use their own inactivity handling instead. */
+  timeoutMs?: number;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions {
+  fieldManager?: string;
+  force?: boolean;
+  signal?: AbortSignal;
+}
+
+interface MetaStatus {
+  kind?: string;
+  code?: number;
+  reason?: string;
+  message?: string;
+  details?: unknown;
+}
+
+export interface KubeClientOptions {
+  throttle?: RequestThrottle;
+  userAgent?: string;
+  defaultTimeoutMs?: number;
+}
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  readonly server: string;
+  private readonly throttle: RequestThrottle | undefined;
+  private readonly userAgent: string;
+  private readonly defaultTimeoutMs: number;
+
+  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    this.kubeConfig = kubeConfig;
+    this.server = cluster.server.replace(/\/+$/, '');
+    this.throttle = options.throttle;
+    this.userAgent = options.userAgent ?? 'basic-operator';
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+  }
+
+  async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.send(method, path, options, options.timeoutMs ?? this.defaultTimeoutMs);
+    const text = await response.text();
+    if (!response.ok) throw toApiError(response.status, text, method, path);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  get<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    signal?: AbortSignal,
+  ) {
+    return this.request<T>(HttpMethod.GET, objectPath(type, namespace, name), { signal });
+  }
+
+  list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+    return this.request<ObjectList<T>>(HttpMethod.GET, collectionPath(type, options.namespace), {
+      signal: options.signal,
+      query: {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.limit,
+        continue: options.continue,
+        resourceVersion: options.resourceVersion,
+      },
+    });
+  }
+
+  create<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+    return this.request<T>(HttpMethod.POST, collectionPath(type, obj.metadata?.namespace), {
+      body: obj,
+      signal: options.signal,
+      query: { fieldManager: options.fieldManager },
+    });
+  }
+
+  /** PUT: optimistic concurrency through metadata.resourceVersion. */
+  update<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+    return this.request<T>(
+      HttpMethod.PUT,
+      objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? ''),
+      {
+        body: obj,
+        signal: options.signal,
+        query: { fieldManager: options.fieldManager },
+      },
+    );
+  }
+
+  updateStatus<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+    return this.request<T>(
+      HttpMethod.PUT,
+      objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? '', 'status'),
+      { body: obj, signal: options.signal, query: { fieldManager: options.fieldManager } },
+    );
+  }
+
+  patch<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions & { subresource?: string } = {},
+  ): Promise<T> {
+    return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, options.subresource), {
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[patchType],
+      signal: options.signal,
+      query: { fieldManager: options.fieldManager, force: options.force },
+    });
+  }
+
+  delete(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions = {}) {
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
+    if (options.preconditions) body.preconditions = options.preconditions;
+    if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
+    return this.request<KubeObject>(HttpMethod.DELETE, objectPath(type, namespace, name), {
+      body,
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Streams watch events until the server ends the stream, the signal aborts, or the
+   * connection fails (the iterator then throws). The caller owns restarting.
+   */
+  async *watch<T extends KubeObject>(
+    type: ResourceType,
+    options: WatchOptions = {},
+  ): AsyncGenerator<WatchEvent<T>> {
+    const response = await this.send(
+      HttpMethod.GET,
+      collectionPath(type, options.namespace),
+      {
+        signal: options.signal,
+        query: {
+          watch: true,
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          resourceVersion: options.resourceVersion,
+          allowWatchBookmarks: options.allowWatchBookmarks ?? true,
+          timeoutSeconds: options.timeoutSeconds,
+        },
+      },
+      undefined,
+    );
+    if (!response.ok) {
+      throw toApiError(
+        response.status,
+        await response.text(),
+        'WATCH',
+        collectionPath(type, options.namespace),
+      );
+    }
+    if (!response.body) return;
+    const lines = createInterface({ input: Readable.fromWeb(response.body), crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        yield JSON.parse(line) as WatchEvent<T>;
+      }
+    } finally {
+      lines.close();
+    }
+  }
+
+  private async send(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions,
+    timeoutMs: number | undefined,
+  ) {
+    if (this.throttle) await this.throttle.acquire(options.signal);
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+    }
+    const context = new RequestContext(url.toString(), method);
+    await this.kubeConfig.applySecurityAuthentication(context);
+    const headers: Record<string, string> = { ...context.getHeaders(), Accept: 'application/json' };
+    headers['User-Agent'] = this.userAgent;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+    }
+    const signals: AbortSignal[] = [];
+    if (options.signal) signals.push(options.signal);
+    if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
+    return fetch(url, {
+      method,
+      headers,
+      body,
+      dispatcher: context.getDispatcher() as Dispatcher | undefined,
+      signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
+    });
+  }
+}
+
+function toApiError(statusCode: number, text: string, method: string, path: string): ApiError {
+  let status: MetaStatus | undefined;
+  try {
+    status = JSON.parse(text) as MetaStatus;
+  } catch {
+    status = undefined;
+  }
+  const message = status?.message ?? (text.trim() || `HTTP ${statusCode}`);
+  return new ApiError(statusCode, status?.reason ?? '', `${method} ${path}: ${message}`, status?.details);
+}
+
+/** Reads a timestamp that may be a Date (client-node typing) or an RFC 3339 string (wire JSON). */
+export function toMillis(value: Date | string | undefined | null): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -1,0 +1,48 @@
+import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
+
+/** Any Kubernetes object: typed kinds (V1Pod, BasicDeployment, ...) all fit this shape. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+}
+
+export interface ObjectList<T extends KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  items: T[];
+}
+
+export function nameOf(obj: KubeObject): string {
+  return obj.metadata?.name ?? '';
+}
+
+export function namespaceOf(obj: KubeObject): string {
+  return obj.metadata?.namespace ?? '';
+}
+
+export function uidOf(obj: KubeObject): string {
+  return obj.metadata?.uid ?? '';
+}
+
+/** The cache key client-go uses: "namespace/name", or "name" for cluster-scoped objects. */
+export function objectKey(obj: KubeObject): string {
+  const ns = namespaceOf(obj);
+  return ns ? `${ns}/${nameOf(obj)}` : nameOf(obj);
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0
+    ? { namespace: '', name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+export function isBeingDeleted(obj: KubeObject): boolean {
+  return obj.metadata?.deletionTimestamp != null;
+}
+
+export function controllerRefOf(obj: KubeObject): V1OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((ref) => ref.controller === true);
+}

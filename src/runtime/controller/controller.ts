@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import { errorMessage, type Logger } from '../log.ts';
+import { controllerMetrics } from '../metrics.ts';
+import {
+  createPrometheusQueueMetrics,
+  defaultControllerRateLimiter,
+  type RateLimiter,
+  WorkQueue,
+} from '../queue/index.ts';
+import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError } from './reconciler.ts';
+
+export interface ControllerOptions {
+  name: string;
+  concurrency: number;
+  rateLimiter?: RateLimiter<string>;
+  /** How long shutdown waits for in-flight reconciles. */
+  drainTimeoutMs?: number;
+}
+
+/** Errors that mean the code is wrong rather than the world: Go would have panicked. */
+function isPanic(err: unknown): boolean {
+  return (
+    err instanceof TypeError ||
+    err instanceof RangeError ||
+    err instanceof ReferenceError ||
+    err instanceof SyntaxError
+  );
+}
+
+/**
+ * The worker loop (controller-runtime's internal/controller): a de-duplicating rate-limited queue
+ * of keys and N workers; one key is never reconciled by two workers at once.
+ */
+export class Controller {
+  readonly name: string;
+  readonly queue: WorkQueue<string>;
+  private readonly reconciler: Reconciler;
+  private readonly concurrency: number;
+  private readonly drainTimeoutMs: number;
+  private readonly log: Logger;
+  private readonly metrics;
+  private readonly stopController = new AbortController();
+  private workers: Promise<void>[] = [];
+  private startHooks: Array<() => void> = [];
+
+  constructor(options: ControllerOptions, reconciler: Reconciler, registry: Registry, log: Logger) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+      throw new Error(
+        `controller ${options.name}: concurrency must be a whole number >= 1, got ${options.concurrency}`,
+      );
+    }
+    this.name = options.name;
+    this.reconciler = reconciler;
+    this.concurrency = options.concurrency;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
+    this.log = log.child({ controller: options.name });
+    this.metrics = controllerMetrics(registry);
+    this.queue = new WorkQueue<string>({
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter<string>(),
+      metrics: createPrometheusQueueMetrics<string>(registry, options.name),
+    });
+    this.metrics.maxConcurrentReconciles.set({ controller: this.name }, this.concurrency);
+    this.metrics.activeWorkers.set({ controller: this.name }, 0);
+    for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+      this.metrics.reconcileTotal.inc({ controller: this.name, result }, 0);
+    }
+    this.metrics.reconcileErrors.inc({ controller: this.name }, 0);
+    this.metrics.terminalReconcileErrors.inc({ controller: this.name }, 0);
+    this.metrics.reconcilePanics.inc({ controller: this.name }, 0);
+  }
+
+  /** Called by the builder: wiring of event sources, run when the controller starts. */
+  onStart(hook: () => void): void {
+    this.startHooks.push(hook);
+  }
+
+  enqueue(request: Request): void {
+    this.queue.add(requestKey(request));
+  }
+
+  enqueueAfter(request: Request, delayMs: number): void {
+    this.queue.addAfter(requestKey(request), delayMs);
+  }
+
+  start(): void {
+    if (this.workers.length > 0) return;
+    for (const hook of this.startHooks) hook();
+    this.log.info('starting workers', { workers: this.concurrency });
+    for (let i = 0; i < this.concurrency; i++) this.workers.push(this.worker());
+  }
+
+  /** Stops taking work; waits (bounded) for in-flight reconciles. `abortInFlight` also cancels them. */
+  async stop(options: { abortInFlight?: boolean } = {}): Promise<void> {
+    if (options.abortInFlight) this.stopController.abort();
+    const drained = await this.queue.shutDownWithDrain(options.abortInFlight ? 0 : this.drainTimeoutMs);
+    this.stopController.abort();
+    if (!drained) this.log.warn('shutdown: in-flight reconciles did not finish in time');
+    await Promise.race([Promise.all(this.workers), new Promise((r) => setTimeout(r, 1000).unref())]);
+    this.log.info('stopped');
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics.activeWorkers.inc({ controller: this.name });
+      try {
+        await this.reconcileKey(key);
+      } finally {
+        this.metrics.activeWorkers.dec({ controller: this.name });
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async reconcileKey(key: string): Promise<void> {
+    const request = keyToRequest(key);
+    const reconcileId = randomUUID();
+    const log = this.log.child({
+      namespace: request.namespace,
+      name: request.name,
+      reconcileID: reconcileId,
+    });
+    const labels = { controller: this.name };
+    const endTimer = this.metrics.reconcileTime.startTimer(labels);
+    try {
+      const result = await this.reconciler.reconcile(request, {
+        log,
+        reconcileId,
+        signal: this.stopController.signal,
+      });
+      if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfterMs);
+        this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+      } else if (result?.requeue) {
+        this.queue.addRateLimited(key);
+        this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue' });
+      } else {
+        this.queue.forget(key);
+        this.metrics.reconcileTotal.inc({ ...labels, result: 'success' });
+      }
+    } catch (err) {
+      this.metrics.reconcileErrors.inc(labels);
+      this.metrics.reconcileTotal.inc({ ...labels, result: 'error' });
+      if (err instanceof TerminalError) {
+        this.metrics.terminalReconcileErrors.inc(labels);
+        this.queue.forget(key);
+        log.error('reconcile failed permanently', { error: errorMessage(err) });
+      } else {
+        if (isPanic(err)) {
+          this.metrics.reconcilePanics.inc(labels);
+          log.error('reconcile panicked', {
+            error: errorMessage(err),
+            stack: err instanceof Error ? err.stack : undefined,
+          });
+        } else if (!this.stopController.signal.aborted) {
+          log.warn('reconcile failed, will retry', {
+            error: errorMessage(err),
+            retries: this.queue.numRequeues(key),
+          });
+        }
+        this.queue.addRateLimited(key);
+      }
+    } finally {
+      endTimer();
+    }
+  }
+}

@@ -1,0 +1,276 @@
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { LOG_LEVELS, type LogLevel } from '../log.ts';
+
+export interface ManagerConfig {
+  kubeconfig?: string;
+  /** Namespaces to watch; empty = all. */
+  namespaces: string[];
+  leaderElection: {
+    enabled: boolean;
+    namespace: string;
+    id: string;
+    identity: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  /** Client-side rate limit for API calls; qps 0 = off. */
+  qps: number;
+  burst: number;
+  defaultConcurrency: number;
+  concurrency: Record<string, number>;
+  gracefulShutdownMs: number;
+  logLevel: LogLevel;
+  backupJobImage: string;
+  /** Exit the process when the lease is lost (as controller-runtime does); the pod is restarted clean. */
+  exitOnLostLease: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+interface FlagSpec {
+  type: 'string' | 'boolean';
+  default: string | boolean;
+  help: string;
+}
+
+export const FLAGS = {
+  kubeconfig: {
+    type: 'string',
+    default: '',
+    help: 'Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, or in-cluster).',
+  },
+  namespaces: { type: 'string', default: '', help: 'Comma-separated namespaces to watch (default: all).' },
+  'leader-elect': {
+    type: 'boolean',
+    default: false,
+    help: 'Use Lease leader election so only one replica reconciles.',
+  },
+  'leader-election-namespace': {
+    type: 'string',
+    default: '',
+    help: 'Namespace of the Lease (default: $POD_NAMESPACE or "default").',
+  },
+  'leader-election-id': {
+    type: 'string',
+    default: 'basic-operator.basicoperator.dev',
+    help: 'Name of the Lease.',
+  },
+  'leader-election-lease-duration': {
+    type: 'string',
+    default: '15s',
+    help: 'How long a lease is valid without renewal.',
+  },
+  'leader-election-renew-deadline': {
+    type: 'string',
+    default: '10s',
+    help: 'How long the leader keeps trying to renew before giving up.',
+  },
+  'leader-election-retry-period': {
+    type: 'string',
+    default: '2s',
+    help: 'How often candidates and the leader act.',
+  },
+  'metrics-bind-address': {
+    type: 'string',
+    default: ':8080',
+    help: 'Address of the Prometheus /metrics endpoint ("0" disables).',
+  },
+  'health-probe-bind-address': {
+    type: 'string',
+    default: ':8081',
+    help: 'Address of /healthz and /readyz ("0" disables).',
+  },
+  'kube-api-qps': {
+    type: 'string',
+    default: '0',
+    help: 'Client-side API request rate limit, requests per second (0 = off).',
+  },
+  'kube-api-burst': { type: 'string', default: '0', help: 'Client-side API burst (default: 1.5 x qps).' },
+  'max-concurrent-reconciles': {
+    type: 'string',
+    default: '5',
+    help: 'Default number of workers per controller.',
+  },
+  concurrency: {
+    type: 'string',
+    default: '',
+    help: 'Per-controller workers, e.g. "basicreplicaset=10,machine=2".',
+  },
+  'graceful-shutdown-timeout': {
+    type: 'string',
+    default: '30s',
+    help: 'How long SIGTERM waits for in-flight reconciles.',
+  },
+  'log-level': { type: 'string', default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` },
+  'backup-job-image': {
+    type: 'string',
+    default: 'busybox:1.36',
+    help: 'Image of the Jobs that copy volumes for backups and restores.',
+  },
+  'exit-on-lost-lease': {
+    type: 'boolean',
+    default: true,
+    help: 'Exit (code 1) when the leader lease is lost.',
+  },
+  help: { type: 'boolean', default: false, help: 'Show this help.' },
+} as const satisfies Record<string, FlagSpec>;
+
+type FlagName = keyof typeof FLAGS;
+
+/** BASIC_OPERATOR_LEADER_ELECT for --leader-elect, and so on. */
+export function envName(flag: string): string {
+  return `BASIC_OPERATOR_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+export function usage(): string {
+  const lines = [
+    'Usage: basic-operator [flags]',
+    '',
+    'Runs the BasicDeployment, BasicReplicaSet, Machine and VolumeBackup controllers against the',
+    'cluster of the current kubeconfig. Every flag can also be set by an environment variable.',
+    '',
+    'Flags:',
+  ];
+  for (const [name, spec] of Object.entries(FLAGS) as Array<[FlagName, FlagSpec]>) {
+    const def = spec.type === 'boolean' ? String(spec.default) : spec.default ? `"${spec.default}"` : '""';
+    lines.push(`  --${name.padEnd(32)} ${spec.help}`);
+    lines.push(`  ${''.padEnd(34)} default ${def}; env ${envName(name)}`);
+  }
+  return lines.join('\n');
+}
+
+/** "15s", "500ms", "2m", "1h" -> milliseconds. */
+export function parseDuration(flag: string, value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
+  if (!match) throw new ConfigError(`--${flag}: "${value}" is not a duration (use e.g. 500ms, 15s, 2m)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * unit;
+}
+
+function parseNumber(
+  flag: string,
+  value: string,
+  { min, integer }: { min: number; integer: boolean },
+): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
+    throw new ConfigError(
+      `--${flag}: "${value}" must be ${integer ? 'a whole number' : 'a number'} >= ${min}`,
+    );
+  }
+  return n;
+}
+
+export function parseConcurrency(value: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [name, count] = part.split('=');
+    if (!name || count === undefined)
+      throw new ConfigError(`--concurrency: "${part}" must look like name=number`);
+    out[name.trim().toLowerCase()] = parseNumber('concurrency', count, { min: 1, integer: true });
+  }
+  return out;
+}
+
+function validAddress(flag: string, value: string): string {
+  if (value === '0' || /^[\w.-]*:\d{1,5}$/.test(value)) return value;
+  throw new ConfigError(`--${flag}: "${value}" must be host:port, :port, or 0 to disable`);
+}
+
+/** Parses flags, then environment variables, then defaults; throws ConfigError with a readable message. */
+export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): ManagerConfig | 'help' {
+  const options = Object.fromEntries(
+    Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type }]),
+  ) as {
+    [K in FlagName]: { type: (typeof FLAGS)[K]['type'] };
+  };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ConfigError(
+      `${err instanceof Error ? err.message : String(err)}\nRun with --help to see the flags.`,
+    );
+  }
+  const get = (name: FlagName): string => {
+    const v = values[name] ?? env[envName(name)] ?? FLAGS[name].default;
+    return String(v);
+  };
+  const bool = (name: FlagName): boolean => {
+    const v = get(name).toLowerCase();
+    if (['true', '1', 'yes'].includes(v)) return true;
+    if (['false', '0', 'no', ''].includes(v)) return false;
+    throw new ConfigError(`${envName(name)}: "${v}" must be true or false`);
+  };
+  if (bool('help')) return 'help';
+  const logLevel = get('log-level') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`--log-level: "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+  const qps = parseNumber('kube-api-qps', get('kube-api-qps'), { min: 0, integer: false });
+  const burstRaw = parseNumber('kube-api-burst', get('kube-api-burst'), { min: 0, integer: true });
+  const leaseDurationMs = parseDuration(
+    'leader-election-lease-duration',
+    get('leader-election-lease-duration'),
+  );
+  const renewDeadlineMs = parseDuration(
+    'leader-election-renew-deadline',
+    get('leader-election-renew-deadline'),
+  );
+  const retryPeriodMs = parseDuration('leader-election-retry-period', get('leader-election-retry-period'));
+  if (renewDeadlineMs >= leaseDurationMs) {
+    throw new ConfigError(
+      '--leader-election-renew-deadline must be shorter than --leader-election-lease-duration',
+    );
+  }
+  if (retryPeriodMs >= renewDeadlineMs) {
+    throw new ConfigError(
+      '--leader-election-retry-period must be shorter than --leader-election-renew-deadline',
+    );
+  }
+  const namespaces = get('namespaces')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const ns of namespaces) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))
+      throw new ConfigError(`--namespaces: "${ns}" is not a valid namespace name`);
+  }
+  return {
+    kubeconfig: get('kubeconfig') || undefined,
+    namespaces,
+    leaderElection: {
+      enabled: bool('leader-elect'),
+      namespace: get('leader-election-namespace') || env.POD_NAMESPACE || 'default',
+      id: get('leader-election-id'),
+      identity: `${env.POD_NAME || hostname()}_${process.pid}_${Math.random().toString(16).slice(2, 10)}`,
+      leaseDurationMs,
+      renewDeadlineMs,
+      retryPeriodMs,
+    },
+    metricsBindAddress: validAddress('metrics-bind-address', get('metrics-bind-address')),
+    healthProbeBindAddress: validAddress('health-probe-bind-address', get('health-probe-bind-address')),
+    qps,
+    burst: qps > 0 ? Math.max(1, burstRaw || Math.ceil(qps * 1.5)) : 0,
+    defaultConcurrency: parseNumber('max-concurrent-reconciles', get('max-concurrent-reconciles'), {
+      min: 1,
+      integer: true,
+    }),
+    concurrency: parseConcurrency(get('concurrency')),
+    gracefulShutdownMs: parseDuration('graceful-shutdown-timeout', get('graceful-shutdown-timeout')),
+    logLevel,
+    backupJobImage: get('backup-job-image'),
+    exitOnLostLease: bool('exit-on-lost-lease'),
+  };
+}

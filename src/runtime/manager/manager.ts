@@ -1,0 +1,188 @@
+import type { Server } from 'node:http';
+import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { InformerCache } from '../cache/informer-cache.ts';
+import { KubeClient } from '../client/kube-client.ts';
+import { CoreTypes, resourceId } from '../client/resource.ts';
+import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
+import type { Controller } from '../controller/controller.ts';
+import { errorMessage, type Logger, rootLogger } from '../log.ts';
+import { leaderElectionGauge } from '../metrics.ts';
+import { TokenBucket } from '../queue/index.ts';
+import type { ManagerConfig } from './config.ts';
+import { healthServer, listen, metricsServer } from './http-servers.ts';
+import { LeaderElector } from './leader-election.ts';
+
+/** Only objects carrying this label are watched for these types, so memory follows what we manage. */
+export const MANAGED_BY_SELECTOR = 'app.kubernetes.io/managed-by=basic-operator';
+
+export class ClusterUnreachableError extends Error {}
+
+export function loadKubeConfig(path: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+/**
+ * Runs every registered controller in one process: one shared cache, health and metrics endpoints,
+ * leader election, and a graceful shutdown that finishes in-flight work and hands the lease over.
+ */
+export class Manager implements ControllerHost {
+  readonly config: ManagerConfig;
+  readonly client: KubeClient;
+  readonly cache: InformerCache;
+  readonly registry = new Registry();
+  readonly log: Logger;
+  readonly controllers: Controller[] = [];
+  private readonly stopSignal = new AbortController();
+  private elector: LeaderElector | undefined;
+  private servers: Server[] = [];
+  private controllersRunning = false;
+  readonly ports: { metrics?: number; health?: number } = {};
+
+  constructor(config: ManagerConfig, kubeConfig?: KubeConfig) {
+    this.config = config;
+    this.log = rootLogger(config.logLevel);
+    const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
+    const throttle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
+    this.client = new KubeClient(kc, { throttle });
+    this.cache = new InformerCache(this.client, this.log, {
+      namespaces: config.namespaces,
+      labelSelectors: {
+        [resourceId(CoreTypes.Pod)]: MANAGED_BY_SELECTOR,
+        [resourceId(CoreTypes.PersistentVolumeClaim)]: MANAGED_BY_SELECTOR,
+        [resourceId(CoreTypes.Job)]: MANAGED_BY_SELECTOR,
+      },
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  controller(name: string): ControllerBuilder {
+    return new ControllerBuilder(this, name);
+  }
+
+  addController(controller: Controller): void {
+    if (this.controllers.some((c) => c.name === controller.name)) {
+      throw new Error(`a controller named ${controller.name} is already registered`);
+    }
+    this.controllers.push(controller);
+  }
+
+  concurrencyFor(name: string): number {
+    return this.config.concurrency[name.toLowerCase()] ?? this.config.defaultConcurrency;
+  }
+
+  get isLeader(): boolean {
+    return this.controllersRunning;
+  }
+
+  /** Aborted when the manager stops; pass to long-running helpers. */
+  get signal(): AbortSignal {
+    return this.stopSignal.signal;
+  }
+
+  /** Fails with a clear message when no API server answers. */
+  async checkConnection(): Promise<string> {
+    try {
+      const version = await this.client.request<{ gitVersion: string }>(HttpMethod.GET, '/version', {
+        timeoutMs: 10_000,
+      });
+      return version.gitVersion;
+    } catch (err) {
+      throw new ClusterUnreachableError(
+        `cannot reach the Kubernetes API server at ${this.client.server}: ${errorMessage(err)}. ` +
+          'Check the kubeconfig (--kubeconfig or $KUBECONFIG) or bring a local cluster up with `npm run cluster:up`.',
+      );
+    }
+  }
+
+  /** Starts everything and resolves once running; use stop() (or SIGTERM via main) to end. */
+  async start(): Promise<void> {
+    const version = await this.checkConnection();
+    this.log.info('connected to the API server', { server: this.client.server, version });
+    await this.startServers();
+    this.cache.start(this.stopSignal.signal);
+    if (!this.config.leaderElection.enabled) {
+      void this.startControllers();
+      return;
+    }
+    const le = this.config.leaderElection;
+    this.elector = new LeaderElector(
+      this.client,
+      {
+        namespace: le.namespace,
+        name: le.id,
+        identity: le.identity,
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+      },
+      this.log,
+      leaderElectionGauge(this.registry),
+    );
+    void this.elector.run(this.stopSignal.signal, {
+      onStartedLeading: () => void this.startControllers(),
+      onStoppedLeading: () => void this.onLostLease(),
+    });
+  }
+
+  private async startControllers(): Promise<void> {
+    if (this.stopSignal.signal.aborted) return;
+    await this.cache.waitForSync();
+    if (this.stopSignal.signal.aborted) return;
+    this.log.info('caches synced, starting controllers', {
+      controllers: this.controllers.map((c) => c.name),
+    });
+    this.controllersRunning = true;
+    for (const controller of this.controllers) controller.start();
+  }
+
+  private async onLostLease(): Promise<void> {
+    // Stop reconciling at once: another replica may already be acting on the same objects.
+    this.controllersRunning = false;
+    await Promise.all(this.controllers.map((c) => c.stop({ abortInFlight: true })));
+    if (this.config.exitOnLostLease) {
+      this.log.error('leader lease lost; exiting so the process restarts clean');
+      process.exit(1);
+    }
+  }
+
+  /** Graceful stop: no new work, bounded wait for in-flight reconciles, release the lease, close servers. */
+  async stop(): Promise<void> {
+    if (this.stopSignal.signal.aborted) return;
+    this.log.info('shutting down');
+    const wasRunning = this.controllersRunning;
+    this.controllersRunning = false;
+    if (wasRunning) await Promise.all(this.controllers.map((c) => c.stop()));
+    await this.elector?.release();
+    this.stopSignal.abort();
+    await Promise.race([this.cache.stopped(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    this.servers = [];
+    this.log.info('stopped');
+  }
+
+  private async startServers(): Promise<void> {
+    if (this.config.healthProbeBindAddress !== '0') {
+      const server = healthServer({
+        healthz: () => ({ ok: true }),
+        readyz: () => {
+          const unsynced = this.cache.unsynced();
+          return unsynced.length === 0
+            ? { ok: true }
+            : { ok: false, detail: `caches not synced: ${unsynced.join(', ')}` };
+        },
+      });
+      this.ports.health = await listen(server, this.config.healthProbeBindAddress);
+      this.servers.push(server);
+    }
+    if (this.config.metricsBindAddress !== '0') {
+      const server = metricsServer(this.registry);
+      this.ports.metrics = await listen(server, this.config.metricsBindAddress);
+      this.servers.push(server);
+    }
+    this.log.info('serving', { healthPort: this.ports.health, metricsPort: this.ports.metrics });
+  }
+}

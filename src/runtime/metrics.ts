@@ -1,0 +1,85 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+/** controller-runtime's reconcile metrics, so existing dashboards work unchanged. */
+export interface ControllerMetrics {
+  reconcileTotal: Counter<'controller' | 'result'>;
+  reconcileErrors: Counter<'controller'>;
+  terminalReconcileErrors: Counter<'controller'>;
+  reconcilePanics: Counter<'controller'>;
+  reconcileTime: Histogram<'controller'>;
+  maxConcurrentReconciles: Gauge<'controller'>;
+  activeWorkers: Gauge<'controller'>;
+}
+
+const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+
+const byRegistry = new WeakMap<Registry, ControllerMetrics>();
+
+export function controllerMetrics(registry: Registry): ControllerMetrics {
+  let metrics = byRegistry.get(registry);
+  if (!metrics) {
+    const registers = [registry];
+    metrics = {
+      reconcileTotal: new Counter({
+        name: 'controller_runtime_reconcile_total',
+        help: 'Total number of reconciliations per controller',
+        labelNames: ['controller', 'result'],
+        registers,
+      }),
+      reconcileErrors: new Counter({
+        name: 'controller_runtime_reconcile_errors_total',
+        help: 'Total number of reconciliation errors per controller',
+        labelNames: ['controller'],
+        registers,
+      }),
+      terminalReconcileErrors: new Counter({
+        name: 'controller_runtime_terminal_reconcile_errors_total',
+        help: 'Total number of terminal reconciliation errors per controller',
+        labelNames: ['controller'],
+        registers,
+      }),
+      reconcilePanics: new Counter({
+        name: 'controller_runtime_reconcile_panics_total',
+        help: 'Total number of reconciliation panics (unexpected exceptions) per controller',
+        labelNames: ['controller'],
+        registers,
+      }),
+      reconcileTime: new Histogram({
+        name: 'controller_runtime_reconcile_time_seconds',
+        help: 'Length of time per reconciliation per controller',
+        labelNames: ['controller'],
+        buckets: RECONCILE_TIME_BUCKETS,
+        registers,
+      }),
+      maxConcurrentReconciles: new Gauge({
+        name: 'controller_runtime_max_concurrent_reconciles',
+        help: 'Maximum number of concurrent reconciles per controller',
+        labelNames: ['controller'],
+        registers,
+      }),
+      activeWorkers: new Gauge({
+        name: 'controller_runtime_active_workers',
+        help: 'Number of currently used workers per controller',
+        labelNames: ['controller'],
+        registers,
+      }),
+    };
+    byRegistry.set(registry, metrics);
+  }
+  return metrics;
+}
+
+/** client-go's leader election gauge: 1 while this process holds the lease. */
+export function leaderElectionGauge(registry: Registry): Gauge<'name'> {
+  const existing = registry.getSingleMetric('leader_election_master_status');
+  if (existing) return existing as Gauge<'name'>;
+  return new Gauge({
+    name: 'leader_election_master_status',
+    help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
+    labelNames: ['name'],
+    registers: [registry],
+  });
+}

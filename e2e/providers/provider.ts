@@ -1,0 +1,18 @@
+/** What the test suites need from a cluster, whichever provider made it. */
+export interface ClusterInfo {
+  provider: 'local' | 'kind';
+  name: string;
+  kubeconfig: string;
+  kubectl: string;
+  helm: string;
+  serverVersion: string;
+}
+
+export interface ClusterProvider {
+  readonly name: 'local' | 'kind';
+  /** Builds what is missing and brings the cluster up; safe to call when it is already up. */
+  up(): Promise<ClusterInfo>;
+  down(): Promise<void>;
+  /** The running cluster, or undefined. */
+  status(): Promise<ClusterInfo | undefined>;
+}

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
+import { startStoppedComponents, stoppedComponents } from './components.ts';
 import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths } from './toolchain.ts';
 
 export const CLUSTER_NAME = 'basic-operator';
@@ -89,6 +90,10 @@ export class LocalProvider implements ClusterProvider {
     this.tools = await ensureToolchain();
     mkdirSync(kwokWorkdir(), { recursive: true });
     let version = await this.serverVersion();
+    if (version && stoppedComponents().length > 0) {
+      say(`restarting stopped components: ${stoppedComponents().join(', ')}`);
+      await startStoppedComponents();
+    }
     if (!version) {
       if (await this.exists()) {
         say('starting the existing cluster');

@@ -22,7 +22,7 @@ export class Informer<T extends KubeObject> {
   readonly type: ResourceType;
   private readonly parts: Array<{ namespace: string; store: Store<T>; reflector: Reflector<T> }>;
   private readonly handlers: EventHandler<T>[] = [];
-  private running: Promise<void[]> | undefined;
+  private running: Promise<unknown> | undefined;
 
   constructor(
     client: KubeClient,

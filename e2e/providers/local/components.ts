@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runOk } from '../exec.ts';
+import { CLUSTER_NAME, clusterDir, kwokWorkdir } from './index.ts';
+import { toolchainPaths } from './toolchain.ts';
+
+/**
+ * Direct control over the local control plane's processes, for tests that need failures a real
+ * cluster has: an API server restart, or etcd compacting away the history a watch depends on.
+ */
+type Component = 'kube-apiserver' | 'etcd' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok-controller';
+
+function pidOf(component: Component): number {
+  return Number(readFileSync(join(clusterDir(), 'pids', `${component}.pid`), 'utf8').trim());
+}
+
+export function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Kills a component (SIGKILL, as a crash would), runs `whileDown`, then has kwokctl start whatever
+ * is not running. Components that died meanwhile (kube-controller-manager exits when it cannot renew
+ * its lease) come back too.
+ */
+export async function restartComponent(
+  component: Component,
+  whileDown: () => Promise<void> = async () => {},
+): Promise<void> {
+  const pid = pidOf(component);
+  process.kill(pid, 'SIGKILL');
+  await waitUntil(() => !alive(pid), 30_000, `${component} to stop`);
+  await whileDown();
+  await startStoppedComponents();
+}
+
+const COMPONENTS: Component[] = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kwok-controller',
+];
+
+export function stoppedComponents(): Component[] {
+  return COMPONENTS.filter((c) => {
+    try {
+      return !alive(pidOf(c));
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** `kwokctl start cluster` starts only the components that are not running. */
+export async function startStoppedComponents(): Promise<void> {
+  if (stoppedComponents().length === 0) return;
+  await runOk(toolchainPaths().kwokctl, ['--name', CLUSTER_NAME, 'start', 'cluster'], {
+    env: { KWOK_WORKDIR: kwokWorkdir() },
+  });
+}
+
+export function etcdEndpoint(): string {
+  const flag = commandLine(pidOf('kube-apiserver')).find((a) => a.startsWith('--etcd-servers='));
+  if (!flag) throw new Error('cannot find --etcd-servers on the kube-apiserver command line');
+  return flag.slice('--etcd-servers='.length);
+}
+
+export function etcdctl(args: string[], endpoint = etcdEndpoint()): Promise<string> {
+  return runOk(toolchainPaths().etcdctl, [`--endpoints=${endpoint}`, ...args], { env: { ETCDCTL_API: '3' } });
+}
+
+/** Compacts etcd up to its current revision: every older resourceVersion becomes 410 Gone. */
+export async function compactEtcd(endpoint = etcdEndpoint()): Promise<number> {
+  const status = JSON.parse(await etcdctl(['endpoint', 'status', '-w', 'json'], endpoint)) as Array<{
+    Status: { header: { revision: number } };
+  }>;
+  const revision = status[0]!.Status.header.revision;
+  await etcdctl(['compact', String(revision), '--physical'], endpoint);
+  return revision;
+}

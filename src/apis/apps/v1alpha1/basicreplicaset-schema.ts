@@ -1,0 +1,46 @@
+// The openAPIV3Schema of BasicReplicaSet.
+import { conditionsSchema, observedGenerationSchema, rootSchema } from '../../common-schemas.ts';
+import type { JsonSchemaProps } from '../../json-schema.ts';
+import { RULES } from '../../rules.ts';
+import {
+  labelSelectorSchema,
+  minReadySecondsSchema,
+  podTemplateSchema,
+  replicaCountSchema,
+  replicasSpecSchema,
+  statusSelectorSchema,
+} from './workload-schemas.ts';
+
+const specSchema: JsonSchemaProps = {
+  type: 'object',
+  required: ['selector', 'template'],
+  properties: {
+    replicas: replicasSpecSchema,
+    selector: labelSelectorSchema,
+    template: podTemplateSchema,
+    minReadySeconds: minReadySecondsSchema,
+  },
+  'x-kubernetes-validations': [RULES.selectorMatchesTemplate],
+};
+
+const statusSchema: JsonSchemaProps = {
+  type: 'object',
+  properties: {
+    activeReplicas: {
+      ...replicaCountSchema,
+      description: 'Pods it counts: not terminating, not Succeeded or Failed.',
+    },
+    replicas: replicaCountSchema,
+    readyReplicas: replicaCountSchema,
+    availableReplicas: replicaCountSchema,
+    observedGeneration: observedGenerationSchema,
+    selector: statusSelectorSchema,
+    conditions: conditionsSchema,
+  },
+};
+
+export const basicReplicaSetSchema: JsonSchemaProps = rootSchema({
+  description: 'BasicReplicaSet keeps a number of pods of one template running.',
+  spec: specSchema,
+  status: statusSchema,
+});

@@ -1,0 +1,56 @@
+// BasicReplicaSet: keeps a number of pods of one template running.
+import type { V1LabelSelector, V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import type { ApiResource, Condition } from '../../meta.ts';
+import { APPS_API_VERSION, APPS_GROUP, APPS_VERSION } from './group.ts';
+import type { PodTemplate } from './workload.ts';
+
+export const BASIC_REPLICA_SET = {
+  group: APPS_GROUP,
+  version: APPS_VERSION,
+  apiVersion: APPS_API_VERSION,
+  kind: 'BasicReplicaSet',
+  listKind: 'BasicReplicaSetList',
+  plural: 'basicreplicasets',
+  singular: 'basicreplicaset',
+  shortNames: ['brs'],
+  namespaced: true,
+} as const satisfies ApiResource;
+
+export interface BasicReplicaSetSpec {
+  /** Default 1. */
+  replicas?: number;
+  /** Immutable; must select `template.metadata.labels`. */
+  selector: V1LabelSelector;
+  template: PodTemplate;
+  /** Seconds a ready pod must stay ready to count as available; default 0. */
+  minReadySeconds?: number;
+}
+
+export type BasicReplicaSetConditionType = 'Ready' | 'ReplicaFailure';
+
+export interface BasicReplicaSetStatus {
+  /** Pods it counts: not terminating, not Succeeded or Failed. */
+  activeReplicas?: number;
+  replicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  observedGeneration?: number;
+  /** The selector in label-query form, for the scale subresource. */
+  selector?: string;
+  conditions?: Condition[];
+}
+
+export interface BasicReplicaSet {
+  apiVersion: typeof BASIC_REPLICA_SET.apiVersion;
+  kind: typeof BASIC_REPLICA_SET.kind;
+  metadata: V1ObjectMeta;
+  spec: BasicReplicaSetSpec;
+  status?: BasicReplicaSetStatus;
+}
+
+export interface BasicReplicaSetList {
+  apiVersion: typeof BASIC_REPLICA_SET.apiVersion;
+  kind: typeof BASIC_REPLICA_SET.listKind;
+  metadata: V1ListMeta;
+  items: BasicReplicaSet[];
+}

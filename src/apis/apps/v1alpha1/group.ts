@@ -1,0 +1,10 @@
+// Names of the apps.basicoperator.dev/v1alpha1 API group.
+
+export const APPS_GROUP = 'apps.basicoperator.dev';
+export const APPS_VERSION = 'v1alpha1';
+export const APPS_API_VERSION = 'apps.basicoperator.dev/v1alpha1';
+
+/** On a BasicReplicaSet: the revision number of its template within the owning BasicDeployment. */
+export const REVISION_ANNOTATION = 'apps.basicoperator.dev/revision';
+/** On a BasicReplicaSet's selector, template and pods: the hash that tells templates apart. */
+export const POD_TEMPLATE_HASH_LABEL = 'apps.basicoperator.dev/pod-template-hash';

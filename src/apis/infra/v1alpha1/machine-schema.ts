@@ -1,0 +1,116 @@
+// The openAPIV3Schema of Machine.
+import {
+  conditionsSchema,
+  dnsLabelSchema,
+  objectNameSchema,
+  observedGenerationSchema,
+  rootSchema,
+} from '../../common-schemas.ts';
+import type { JsonSchemaProps } from '../../json-schema.ts';
+import { RULES } from '../../rules.ts';
+import { MACHINE_PHASES } from './machine.ts';
+
+// Bounds that keep the per-volume CEL rules inside the apiserver's cost budget.
+const MAX_VOLUMES = 16;
+const MAX_PATH_LENGTH = 1024;
+
+/** A non-negative resource.Quantity in string form: "1Gi", "500M", "1e9". */
+export const QUANTITY_PATTERN =
+  '^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+
+const volumeSchema: JsonSchemaProps = {
+  type: 'object',
+  required: ['name', 'size', 'mountPath'],
+  properties: {
+    name: { ...dnsLabelSchema, description: 'DNS-1123 label, unique within the Machine.' },
+    size: {
+      anyOf: [{ type: 'integer' }, { type: 'string' }],
+      'x-kubernetes-int-or-string': true,
+      description: 'Capacity of the claim: a quantity such as "1Gi", or a number of bytes.',
+      minimum: 1,
+      maxLength: 64,
+      pattern: QUANTITY_PATTERN,
+      'x-kubernetes-validations': [RULES.machineVolumeSizePositive],
+    },
+    mountPath: {
+      type: 'string',
+      description: 'Absolute path in the container; unique within the Machine.',
+      minLength: 1,
+      maxLength: MAX_PATH_LENGTH,
+      pattern: '^/',
+    },
+    storageClassName: { type: 'string', maxLength: 253 },
+    restoreFrom: {
+      type: 'object',
+      description: 'Fill the new claim from a volume of a VolumeBackup in the same namespace.',
+      required: ['volumeBackup', 'volume'],
+      properties: {
+        volumeBackup: objectNameSchema,
+        volume: dnsLabelSchema,
+      },
+    },
+  },
+};
+
+const specSchema: JsonSchemaProps = {
+  type: 'object',
+  required: ['image'],
+  properties: {
+    image: { type: 'string', minLength: 1, description: 'Container image of the Machine pod.' },
+    command: { type: 'array', items: { type: 'string' } },
+    args: { type: 'array', items: { type: 'string' } },
+    volumes: {
+      type: 'array',
+      description: 'One PersistentVolumeClaim each, mounted into the pod. Immutable after creation.',
+      maxItems: MAX_VOLUMES,
+      items: volumeSchema,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      'x-kubernetes-validations': [RULES.machineMountPathsUnique],
+    },
+    backup: {
+      type: 'object',
+      default: { policy: 'OnDelete' },
+      properties: {
+        policy: {
+          type: 'string',
+          enum: ['OnDelete', 'None'],
+          default: 'OnDelete',
+          description: 'OnDelete backs every volume up into a VolumeBackup before the Machine goes away.',
+        },
+      },
+    },
+  },
+  'x-kubernetes-validations': [RULES.machineVolumesImmutable],
+};
+
+const statusSchema: JsonSchemaProps = {
+  type: 'object',
+  properties: {
+    phase: { type: 'string', enum: MACHINE_PHASES },
+    ready: { type: 'boolean' },
+    volumes: {
+      type: 'array',
+      maxItems: MAX_VOLUMES,
+      items: {
+        type: 'object',
+        required: ['name', 'claimName'],
+        properties: {
+          name: { type: 'string' },
+          claimName: { type: 'string' },
+          phase: { type: 'string', description: "The claim's phase as last observed." },
+        },
+      },
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+    },
+    observedGeneration: observedGenerationSchema,
+    conditions: conditionsSchema,
+  },
+};
+
+export const machineSchema: JsonSchemaProps = rootSchema({
+  description: 'Machine runs one pod with one PersistentVolumeClaim per volume.',
+  spec: specSchema,
+  status: statusSchema,
+});

@@ -1,0 +1,92 @@
+// Machine: one Pod plus one PersistentVolumeClaim per volume.
+import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import type { ApiResource, Condition } from '../../meta.ts';
+import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
+
+export const MACHINE = {
+  group: INFRA_GROUP,
+  version: INFRA_VERSION,
+  apiVersion: INFRA_API_VERSION,
+  kind: 'Machine',
+  listKind: 'MachineList',
+  plural: 'machines',
+  singular: 'machine',
+  shortNames: [],
+  namespaced: true,
+} as const satisfies ApiResource;
+
+export type BackupPolicy = 'OnDelete' | 'None';
+
+/** A volume of a VolumeBackup to fill a new claim from. */
+export interface VolumeRestoreSource {
+  /** Name of a VolumeBackup in the Machine's namespace. */
+  volumeBackup: string;
+  /** Name of the volume within that VolumeBackup. */
+  volume: string;
+}
+
+export interface MachineVolume {
+  /** DNS-1123 label, unique within the Machine. */
+  name: string;
+  /** A Kubernetes quantity such as "1Gi", or a number of bytes. */
+  size: string | number;
+  /** Absolute path in the container; unique within the Machine. */
+  mountPath: string;
+  storageClassName?: string;
+  restoreFrom?: VolumeRestoreSource;
+}
+
+export interface MachineBackup {
+  /** Default OnDelete: back every volume up before the Machine goes away. */
+  policy?: BackupPolicy;
+}
+
+export interface MachineSpec {
+  image: string;
+  command?: string[];
+  args?: string[];
+  /** Immutable after creation. */
+  volumes?: MachineVolume[];
+  /** Default {policy: OnDelete}. */
+  backup?: MachineBackup;
+}
+
+export const MACHINE_PHASES = [
+  'Pending',
+  'Provisioning',
+  'Running',
+  'Stopping',
+  'Stopped',
+  'Failed',
+] as const;
+export type MachinePhase = (typeof MACHINE_PHASES)[number];
+
+export interface MachineVolumeStatus {
+  name: string;
+  claimName: string;
+  /** The claim's phase as last observed, e.g. Pending or Bound. */
+  phase?: string;
+}
+
+export interface MachineStatus {
+  phase?: MachinePhase;
+  ready?: boolean;
+  volumes?: MachineVolumeStatus[];
+  observedGeneration?: number;
+  conditions?: Condition[];
+}
+
+export interface Machine {
+  apiVersion: typeof MACHINE.apiVersion;
+  kind: typeof MACHINE.kind;
+  metadata: V1ObjectMeta;
+  spec: MachineSpec;
+  status?: MachineStatus;
+}
+
+export interface MachineList {
+  apiVersion: typeof MACHINE.apiVersion;
+  kind: typeof MACHINE.listKind;
+  metadata: V1ListMeta;
+  items: Machine[];
+}

@@ -1,0 +1,65 @@
+// VolumeBackup: copies of a deleted Machine's volumes. Not owned by the Machine, so it outlives it.
+import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import type { ApiResource, Condition } from '../../meta.ts';
+import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
+
+export const VOLUME_BACKUP = {
+  group: INFRA_GROUP,
+  version: INFRA_VERSION,
+  apiVersion: INFRA_API_VERSION,
+  kind: 'VolumeBackup',
+  listKind: 'VolumeBackupList',
+  plural: 'volumebackups',
+  singular: 'volumebackup',
+  shortNames: ['vb'],
+  namespaced: true,
+} as const satisfies ApiResource;
+
+export interface BackupSourceVolume {
+  /** The volume's name in the Machine. */
+  name: string;
+  /** The Machine's claim holding the volume. */
+  claimName: string;
+}
+
+/** Immutable. */
+export interface VolumeBackupSpec {
+  machineName: string;
+  machineUID: string;
+  volumes: BackupSourceVolume[];
+}
+
+export const VOLUME_BACKUP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
+export type VolumeBackupPhase = (typeof VOLUME_BACKUP_PHASES)[number];
+
+export interface BackedUpVolume {
+  name: string;
+  /** The claim, owned by the VolumeBackup, that holds the copy. */
+  backupClaimName: string;
+}
+
+export interface VolumeBackupStatus {
+  phase?: VolumeBackupPhase;
+  /** RFC 3339. */
+  startTime?: string;
+  /** RFC 3339. */
+  completionTime?: string;
+  volumes?: BackedUpVolume[];
+  attempts?: number;
+  conditions?: Condition[];
+}
+
+export interface VolumeBackup {
+  apiVersion: typeof VOLUME_BACKUP.apiVersion;
+  kind: typeof VOLUME_BACKUP.kind;
+  metadata: V1ObjectMeta;
+  spec: VolumeBackupSpec;
+  status?: VolumeBackupStatus;
+}
+
+export interface VolumeBackupList {
+  apiVersion: typeof VOLUME_BACKUP.apiVersion;
+  kind: typeof VOLUME_BACKUP.listKind;
+  metadata: V1ListMeta;
+  items: VolumeBackup[];
+}

@@ -1,0 +1,91 @@
+// The single list of cross-field rules. The CRD schemas embed each rule as CEL
+// (x-kubernetes-validations) and validation.ts re-implements the same check in TypeScript with the
+// same message, so the apiserver and the operator word a violation identically.
+import type { ValidationRule } from './json-schema.ts';
+
+// Pieces of the selector rule, named so the CEL below reads like the TypeScript in validation.ts.
+const hasTemplateLabels = 'has(self.template.metadata) && has(self.template.metadata.labels)';
+const templateLabels = 'self.template.metadata.labels';
+const templateHasKey = (key: string): string => `(${hasTemplateLabels} && ${key} in ${templateLabels})`;
+
+const matchLabelsHold =
+  '!has(self.selector.matchLabels) || self.selector.matchLabels.all(k, ' +
+  `${templateHasKey('k')} && ${templateLabels}[k] == self.selector.matchLabels[k])`;
+
+const requirementHolds =
+  `e.operator == 'In' ? ${templateHasKey('e.key')} && has(e.values) && ${templateLabels}[e.key] in e.values : ` +
+  `e.operator == 'NotIn' ? !${templateHasKey('e.key')} || !has(e.values) || !(${templateLabels}[e.key] in e.values) : ` +
+  `e.operator == 'Exists' ? ${templateHasKey('e.key')} : ` +
+  `!${templateHasKey('e.key')}`;
+
+const matchExpressionsHold = `!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, ${requirementHolds})`;
+
+const isZero = (field: string): string =>
+  `(type(self.${field}) == int ? self.${field} == 0 : self.${field} == '0%')`;
+
+export const RULES = {
+  // On spec.selector of BasicDeployment and BasicReplicaSet.
+  selectorNotEmpty: {
+    rule:
+      '(has(self.matchLabels) && size(self.matchLabels) > 0) || ' +
+      '(has(self.matchExpressions) && size(self.matchExpressions) > 0)',
+    message: 'selector must set matchLabels or matchExpressions',
+  },
+  selectorImmutable: {
+    rule: 'self == oldSelf',
+    message: 'selector is immutable',
+  },
+  // On each spec.selector.matchExpressions item.
+  selectorRequirementValues: {
+    rule: "self.operator in ['In', 'NotIn'] ? has(self.values) && size(self.values) > 0 : !has(self.values) || size(self.values) == 0",
+    message: 'values must be non-empty for operators In and NotIn, and empty for Exists and DoesNotExist',
+  },
+  // On spec of BasicDeployment and BasicReplicaSet.
+  selectorMatchesTemplate: {
+    rule: `(${matchLabelsHold}) && (${matchExpressionsHold})`,
+    message: 'selector does not match template labels',
+    fieldPath: '.selector',
+  },
+  // On spec of BasicDeployment.
+  progressDeadlineExceedsMinReady: {
+    rule:
+      '!has(self.progressDeadlineSeconds) || ' +
+      'self.progressDeadlineSeconds > (has(self.minReadySeconds) ? self.minReadySeconds : 0)',
+    message: 'progressDeadlineSeconds must be greater than minReadySeconds',
+    fieldPath: '.progressDeadlineSeconds',
+  },
+  // On spec.strategy of BasicDeployment.
+  recreateHasNoRollingUpdate: {
+    rule: "!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",
+    message: 'rollingUpdate must not be set when type is Recreate',
+    fieldPath: '.rollingUpdate',
+  },
+  // On spec.strategy.rollingUpdate of BasicDeployment. An absent field defaults to 25%, so it is never zero.
+  surgeOrUnavailableNonZero: {
+    rule: `!(has(self.maxSurge) && has(self.maxUnavailable) && ${isZero('maxSurge')} && ${isZero('maxUnavailable')})`,
+    message: 'maxSurge and maxUnavailable must not both be zero',
+  },
+  // On spec of Machine.
+  machineVolumesImmutable: {
+    rule: 'has(self.volumes) == has(oldSelf.volumes) && (!has(self.volumes) || self.volumes == oldSelf.volumes)',
+    message: 'volumes are immutable after creation',
+    fieldPath: '.volumes',
+  },
+  // On spec.volumes of Machine.
+  machineMountPathsUnique: {
+    rule: 'self.all(v, self.exists_one(w, w.mountPath == v.mountPath))',
+    message: 'mountPath must be unique across volumes',
+  },
+  // On spec.volumes[*].size of Machine.
+  machineVolumeSizePositive: {
+    rule: "type(self) == int ? self > 0 : isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))",
+    message: 'size must be greater than zero',
+  },
+  // On spec of VolumeBackup.
+  volumeBackupSpecImmutable: {
+    rule: 'self == oldSelf',
+    message: 'spec is immutable',
+  },
+} as const satisfies Record<string, ValidationRule>;
+
+export type RuleId = keyof typeof RULES;

@@ -1,0 +1,165 @@
+/**
+ * metav1.Condition helpers with the semantics of apimachinery's meta.SetStatusCondition: one
+ * condition per type, and lastTransitionTime moves only when status changes. Every function returns
+ * a new array and leaves its input alone, so a computed status can be compared with the current one.
+ */
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** metav1.Condition as JSON (timestamps are RFC 3339 strings). src/apis/meta.ts has the same shape. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+/** What a controller decides; setCondition fills in lastTransitionTime. */
+export interface ConditionInput {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  /** Used as the transition time when the status changes; `now` otherwise. */
+  lastTransitionTime?: string;
+}
+
+/** metav1.Condition's reason pattern, narrowed to start with an upper-case letter (CamelCase). */
+const REASON_PATTERN = /^[A-Z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+const REASON_MAX_LENGTH = 1024;
+/** A qualified name (`[dns-prefix/]name`), as metav1.Condition's type must be. */
+const TYPE_PATTERN =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const TYPE_MAX_LENGTH = 316;
+const MESSAGE_MAX_LENGTH = 32768;
+const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
+
+/**
+ * Reasons and types are constants in controller code, so a bad one is a programming error that tests
+ * catch; outside production we fail loudly, in production the API server's schema is the last word.
+ */
+const STRICT_CHECKS = process.env.NODE_ENV !== 'production';
+
+export function isValidConditionReason(reason: string): boolean {
+  return reason.length <= REASON_MAX_LENGTH && REASON_PATTERN.test(reason);
+}
+
+/** Problems the API server (or our CamelCase rule) would have with this condition; empty when fine. */
+export function conditionProblems(condition: ConditionInput): string[] {
+  const problems: string[] = [];
+  if (condition.type.length > TYPE_MAX_LENGTH || !TYPE_PATTERN.test(condition.type)) {
+    problems.push(`type ${JSON.stringify(condition.type)} is not a qualified name`);
+  }
+  if (!STATUSES.includes(condition.status)) {
+    problems.push(`status ${JSON.stringify(condition.status)} is not True, False or Unknown`);
+  }
+  if (!isValidConditionReason(condition.reason)) {
+    problems.push(
+      `reason ${JSON.stringify(condition.reason)} is not CamelCase (e.g. MinimumReplicasAvailable)`,
+    );
+  }
+  if (condition.message.length > MESSAGE_MAX_LENGTH) {
+    problems.push(`message is longer than ${MESSAGE_MAX_LENGTH} characters`);
+  }
+  if (
+    condition.observedGeneration !== undefined &&
+    !(Number.isInteger(condition.observedGeneration) && condition.observedGeneration >= 0)
+  ) {
+    problems.push(`observedGeneration ${condition.observedGeneration} is not a non-negative integer`);
+  }
+  return problems;
+}
+
+/** Throws on an invalid condition, except in production (NODE_ENV=production). */
+export function assertValidCondition(condition: ConditionInput): void {
+  if (!STRICT_CHECKS) return;
+  const problems = conditionProblems(condition);
+  if (problems.length > 0) throw new TypeError(`invalid condition ${condition.type}: ${problems.join('; ')}`);
+}
+
+/** metav1.Time's wire format: RFC 3339 in UTC with whole seconds. */
+export function rfc3339(time: Date): string {
+  return `${time.toISOString().slice(0, 19)}Z`;
+}
+
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
+  return conditions?.find((condition) => condition.type === type);
+}
+
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+export function isConditionFalse(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'False';
+}
+
+/**
+ * Returns `conditions` with `next` set. A new type is appended with lastTransitionTime = now; an
+ * existing one gets next's reason, message and observedGeneration, and a new lastTransitionTime only
+ * if its status changes. Order is kept, so an unchanged set of conditions compares deep-equal.
+ */
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  next: ConditionInput,
+  now: Date,
+): Condition[] {
+  assertValidCondition(next);
+  const list = conditions ?? [];
+  const index = list.findIndex((condition) => condition.type === next.type);
+  const existing = list[index];
+  if (existing === undefined) {
+    return [...list, buildCondition(next, next.lastTransitionTime ?? rfc3339(now))];
+  }
+  const transitionTime =
+    existing.status === next.status ? existing.lastTransitionTime : (next.lastTransitionTime ?? rfc3339(now));
+  const updated = buildCondition(next, transitionTime);
+  return list.map((condition, i) => (i === index ? updated : condition));
+}
+
+/** Returns `conditions` without the condition of this type (a copy even when there is none). */
+export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
+  return (conditions ?? []).filter((condition) => condition.type !== type);
+}
+
+/**
+ * Whether two condition lists say the same thing: the same types with the same status, reason,
+ * message and observedGeneration, in any order. lastTransitionTime is ignored.
+ */
+export function conditionsEqual(
+  a: readonly Condition[] | undefined,
+  b: readonly Condition[] | undefined,
+): boolean {
+  const left = a ?? [];
+  const right = b ?? [];
+  if (left.length !== right.length) return false;
+  return left.every((condition) => {
+    const other = findCondition(right, condition.type);
+    return (
+      other !== undefined &&
+      other.status === condition.status &&
+      other.reason === condition.reason &&
+      other.message === condition.message &&
+      other.observedGeneration === condition.observedGeneration
+    );
+  });
+}
+
+function buildCondition(input: ConditionInput, lastTransitionTime: string): Condition {
+  const condition: Condition = {
+    type: input.type,
+    status: input.status,
+    lastTransitionTime,
+    reason: input.reason,
+    message: input.message,
+  };
+  // Absent rather than undefined, so the result deep-equals what the API server returns.
+  if (input.observedGeneration !== undefined) condition.observedGeneration = input.observedGeneration;
+  return condition;
+}

@@ -1,0 +1,96 @@
+import type { Operation } from 'fast-json-patch';
+import { ApiError, isConflict, isInvalid, isPatchTestFailed } from '../client/errors.ts';
+import type { KubeClient } from '../client/kube-client.ts';
+import { type KubeObject, objectKey, uidOf } from '../client/object.ts';
+import type { ResourceType } from '../client/resource.ts';
+
+/**
+ * List edits (finalizers, ownerReferences) as JSON Patches (RFC 6902) whose `test` operations state
+ * what the edit assumed about the object. The API server applies the whole patch atomically against
+ * the stored object, so if another writer changed the list in between, a test fails and nothing is
+ * written; we re-read and rebuild the patch from the fresh object. Two controllers editing the same
+ * list therefore never overwrite each other, without the over-strict resourceVersion precondition
+ * of an update (which fails on any change to the object, related or not).
+ */
+
+export type JsonPatch = Operation[];
+
+export interface GuardedPatchOptions {
+  /** Patch attempts in all, each after a fresh read; default 5. */
+  attempts?: number;
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_GUARDED_PATCH_ATTEMPTS = 5;
+
+/** `test` that the object is still the one we read, not a namesake created after a delete. */
+export function uidGuard(obj: KubeObject): JsonPatch {
+  const uid = obj.metadata?.uid;
+  return uid ? [{ op: 'test', path: '/metadata/uid', value: uid }] : [];
+}
+
+/**
+ * Guards for adding a list the object does not have yet. JSON Patch cannot test that a member is
+ * absent (RFC 6902 `test` needs the target to exist), and `add` on a member that appeared meanwhile
+ * replaces it, which would drop the other writer's entries. resourceVersion is the only portable
+ * guard left: strict, but only used for the first entry of a list.
+ */
+export function absentListGuard(obj: KubeObject): JsonPatch {
+  const resourceVersion = obj.metadata?.resourceVersion;
+  return [
+    ...uidGuard(obj),
+    ...(resourceVersion
+      ? [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion } as const]
+      : []),
+  ];
+}
+
+/**
+ * A rejected guard. The server reports a failed `test` as 422 Invalid (sometimes with the detail
+ * only in the Status causes, so the message check alone is not enough); 409 covers a write that
+ * raced at the storage layer. A 422 for another reason just uses up the attempts and is rethrown.
+ */
+export function isGuardFailure(err: unknown): boolean {
+  return isPatchTestFailed(err) || isInvalid(err) || isConflict(err);
+}
+
+/**
+ * Sends buildPatch(current) as a JSON Patch; when a guard fails, re-reads the object and tries again
+ * with a patch built from the fresh copy, up to `attempts` patches. buildPatch returns undefined when
+ * the object already is as wanted; the current copy is then returned without a write. Throws
+ * NotFound if the re-read finds a different object (same name, new uid).
+ */
+export async function patchWithGuards<T extends KubeObject>(
+  client: KubeClient,
+  type: ResourceType,
+  obj: T,
+  buildPatch: (current: T) => JsonPatch | undefined,
+  options: GuardedPatchOptions = {},
+): Promise<T> {
+  const attempts = options.attempts ?? DEFAULT_GUARDED_PATCH_ATTEMPTS;
+  const namespace = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  let current = obj;
+  for (let attempt = 1; ; attempt++) {
+    const patch = buildPatch(current);
+    if (patch === undefined) return current;
+    try {
+      return await client.patch<T>(type, namespace, name, 'json', patch, {
+        fieldManager: options.fieldManager,
+        signal: options.signal,
+      });
+    } catch (err) {
+      if (attempt >= attempts || !isGuardFailure(err)) throw err;
+    }
+    const fresh = await client.get<T>(type, namespace, name, options.signal);
+    if (uidOf(obj) && uidOf(fresh) !== uidOf(obj)) {
+      throw new ApiError(
+        404,
+        'NotFound',
+        `${type.kind} ${objectKey(obj)} with uid ${uidOf(obj)} no longer exists (found uid ${uidOf(fresh)})`,
+      );
+    }
+    current = fresh;
+  }
+}

@@ -1,0 +1,115 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeClient } from '../client/kube-client.ts';
+import type { KubeObject } from '../client/object.ts';
+import type { ResourceType } from '../client/resource.ts';
+import { replacementMergePatch, toJsonValue } from './merge-patch.ts';
+import { type RetryOptions, retryOnConflict } from './retry.ts';
+
+/** Any object with a status, e.g. BasicDeployment. */
+export type ObjectWithStatus = KubeObject & { status?: object };
+export type StatusOf<T extends ObjectWithStatus> = NonNullable<T['status']>;
+
+export interface StatusWriteResult<T> {
+  /** False when the computed status equalled the current one and nothing was sent. */
+  changed: boolean;
+  /** The server's copy after the write, or the object passed in when nothing was written. */
+  object: T;
+}
+
+export interface StatusWriteOptions {
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The status the controller wants, as JSON (undefined members dropped), with observedGeneration set
+ * to the generation it was computed from: kstatus and `kubectl wait` use it to know the status is
+ * about the current spec.
+ */
+export function desiredStatus<T extends ObjectWithStatus>(
+  obj: T,
+  computeStatus: (obj: T) => StatusOf<T>,
+): StatusOf<T> {
+  const computed = toJsonValue(computeStatus(obj));
+  const generation = obj.metadata?.generation;
+  return (
+    generation === undefined ? computed : { ...computed, observedGeneration: generation }
+  ) as StatusOf<T>;
+}
+
+/** Whether writing `next` would change anything, comparing as JSON. */
+export function statusChanged(current: object | undefined, next: object): boolean {
+  return !isDeepStrictEqual(toJsonValue(current ?? {}), next);
+}
+
+/** The body of the merge patch to /status that replaces `current` by `next`. */
+export function statusMergePatch(current: object | undefined, next: object): { status: unknown } {
+  return { status: replacementMergePatch(toJsonValue(current ?? {}), next) };
+}
+
+/**
+ * Writes the status subresource with a JSON merge patch, or nothing at all when the computed status
+ * equals the current one (a no-op write would still bump resourceVersion and wake every watcher,
+ * including this controller: a reconcile loop that never settles).
+ *
+ * Why a merge patch without resourceVersion, and no conflict retry: the /status endpoint only takes
+ * `status` from the body, so the patch cannot clobber a concurrent spec or metadata change, and this
+ * controller is the single writer of its status, so there is no other status writer to race with.
+ * A PUT would instead fail with 409 whenever anything else (a label, a finalizer) changed since our
+ * cache read, for no benefit.
+ *
+ * Caveat: fields the new status drops are deleted (sent as null) relative to `obj`. If `obj` comes
+ * from a cache that has not yet seen our previous write, a field added by that write and dropped now
+ * survives. Keep status shapes fixed (write 0/false/[] instead of omitting a field), or use
+ * replaceStatus, which is guarded by resourceVersion.
+ */
+export async function updateStatus<T extends ObjectWithStatus>(
+  client: KubeClient,
+  type: ResourceType,
+  obj: T,
+  computeStatus: (obj: T) => StatusOf<T>,
+  options: StatusWriteOptions = {},
+): Promise<StatusWriteResult<T>> {
+  const next = desiredStatus(obj, computeStatus);
+  if (!statusChanged(obj.status, next)) return { changed: false, object: obj };
+  const object = await client.patch<T>(
+    type,
+    obj.metadata?.namespace,
+    obj.metadata?.name ?? '',
+    'merge',
+    statusMergePatch(obj.status, next),
+    { subresource: 'status', fieldManager: options.fieldManager, signal: options.signal },
+  );
+  return { changed: true, object };
+}
+
+/**
+ * The optimistic-concurrency variant: PUT /status carrying metadata.resourceVersion, so the write
+ * replaces the status exactly and fails with 409 if the object changed since it was read. On a
+ * conflict it re-reads the object from the API server, recomputes and tries again (retryOnConflict).
+ * computeStatus may therefore run more than once and must not have side effects.
+ */
+export async function replaceStatus<T extends ObjectWithStatus>(
+  client: KubeClient,
+  type: ResourceType,
+  obj: T,
+  computeStatus: (obj: T) => StatusOf<T>,
+  options: StatusWriteOptions & { retry?: RetryOptions } = {},
+): Promise<StatusWriteResult<T>> {
+  const namespace = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return retryOnConflict(
+    async (attempt) => {
+      const current = attempt === 1 ? obj : await client.get<T>(type, namespace, name, options.signal);
+      const next = desiredStatus(current, computeStatus);
+      if (!statusChanged(current.status, next)) return { changed: false, object: current };
+      const object = await client.updateStatus<T>(
+        type,
+        { ...current, status: next },
+        { fieldManager: options.fieldManager, signal: options.signal },
+      );
+      return { changed: true, object };
+    },
+    { signal: options.signal, ...options.retry },
+  );
+}

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  type Condition,
+  conditionProblems,
+  conditionsEqual,
+  findCondition,
+  isConditionFalse,
+  isConditionTrue,
+  removeCondition,
+  rfc3339,
+  setCondition,
+} from '../../../src/runtime/write/conditions.ts';
+
+const T0 = new Date('2024-05-01T12:00:00.750Z');
+const T1 = new Date('2024-05-01T12:05:00.000Z');
+
+const ready = (status: 'True' | 'False' | 'Unknown', reason = 'PodsReady', message = 'all good') => ({
+  type: 'Ready',
+  status,
+  reason,
+  message,
+});
+
+describe('rfc3339', () => {
+  it('formats UTC with whole seconds, like metav1.Time', () => {
+    assert.equal(rfc3339(T0), '2024-05-01T12:00:00Z');
+  });
+});
+
+describe('setCondition', () => {
+  it('appends a new type with lastTransitionTime = now', () => {
+    const result = setCondition(undefined, { ...ready('True'), observedGeneration: 3 }, T0);
+    assert.deepEqual(result, [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'PodsReady',
+        message: 'all good',
+        observedGeneration: 3,
+        lastTransitionTime: '2024-05-01T12:00:00Z',
+      },
+    ]);
+  });
+
+  it('keeps lastTransitionTime when the status does not change, updating reason, message, generation', () => {
+    const first = setCondition([], { ...ready('False', 'Scaling', 'waiting'), observedGeneration: 1 }, T0);
+    const second = setCondition(
+      first,
+      { ...ready('False', 'Stuck', 'still waiting'), observedGeneration: 2 },
+      T1,
+    );
+    assert.deepEqual(second, [
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Stuck',
+        message: 'still waiting',
+        observedGeneration: 2,
+        lastTransitionTime: '2024-05-01T12:00:00Z',
+      },
+    ]);
+  });
+
+  it('moves lastTransitionTime when the status changes', () => {
+    const first = setCondition([], ready('False'), T0);
+    const second = setCondition(first, ready('True'), T1);
+    assert.equal(second[0]?.lastTransitionTime, '2024-05-01T12:05:00Z');
+    assert.equal(second[0]?.status, 'True');
+  });
+
+  it('uses an explicit lastTransitionTime only on a transition', () => {
+    const first = setCondition([], { ...ready('False'), lastTransitionTime: '2020-01-01T00:00:00Z' }, T0);
+    assert.equal(first[0]?.lastTransitionTime, '2020-01-01T00:00:00Z');
+    const same = setCondition(first, { ...ready('False'), lastTransitionTime: '2021-01-01T00:00:00Z' }, T1);
+    assert.equal(same[0]?.lastTransitionTime, '2020-01-01T00:00:00Z');
+    const flipped = setCondition(first, { ...ready('True'), lastTransitionTime: '2022-01-01T00:00:00Z' }, T1);
+    assert.equal(flipped[0]?.lastTransitionTime, '2022-01-01T00:00:00Z');
+  });
+
+  it('drops observedGeneration when the new condition has none, as meta.SetStatusCondition does', () => {
+    const first = setCondition([], { ...ready('True'), observedGeneration: 4 }, T0);
+    const second = setCondition(first, ready('True'), T1);
+    assert.equal(Object.hasOwn(second[0]!, 'observedGeneration'), false);
+  });
+
+  it('keeps the order and the other conditions, and never mutates its input', () => {
+    const input: Condition[] = [
+      {
+        type: 'Available',
+        status: 'True',
+        reason: 'MinimumReplicasAvailable',
+        message: '',
+        lastTransitionTime: 'a',
+      },
+      { type: 'Ready', status: 'False', reason: 'Scaling', message: '', lastTransitionTime: 'b' },
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'NewReplicaSetAvailable',
+        message: '',
+        lastTransitionTime: 'c',
+      },
+    ];
+    const snapshot = structuredClone(input);
+    const result = setCondition(input, ready('True'), T1);
+    assert.deepEqual(input, snapshot);
+    assert.deepEqual(
+      result.map((condition) => condition.type),
+      ['Available', 'Ready', 'Progressing'],
+    );
+    assert.equal(result[0], input[0]);
+    assert.equal(result[2], input[2]);
+  });
+
+  it('gives a deep-equal result when nothing changes, so status writes can be skipped', () => {
+    const first = setCondition([], { ...ready('True'), observedGeneration: 1 }, T0);
+    assert.deepEqual(setCondition(first, { ...ready('True'), observedGeneration: 1 }, T1), first);
+  });
+
+  it('throws on reasons that are not CamelCase, and on other invalid fields', () => {
+    for (const reason of ['', 'podsReady', 'Pods Ready', 'Pods-Ready', 'Ready,', 'x'.repeat(2000)]) {
+      assert.throws(() => setCondition([], ready('True', reason), T0), TypeError, reason);
+    }
+    for (const reason of ['Ready', 'MinimumReplicasAvailable', 'Failed_Create', 'A1']) {
+      assert.doesNotThrow(() => setCondition([], ready('True', reason), T0), reason);
+    }
+    assert.throws(() => setCondition([], { ...ready('True'), type: 'not valid!' }, T0), TypeError);
+    assert.throws(() => setCondition([], { ...ready('True'), observedGeneration: -1 }, T0), TypeError);
+  });
+});
+
+describe('conditionProblems', () => {
+  it('accepts a domain-prefixed type and explains what is wrong', () => {
+    assert.deepEqual(
+      conditionProblems({ ...ready('True'), type: 'infra.basicoperator.dev/BackupReady' }),
+      [],
+    );
+    assert.deepEqual(conditionProblems(ready('True', 'lower')), [
+      'reason "lower" is not CamelCase (e.g. MinimumReplicasAvailable)',
+    ]);
+  });
+});
+
+describe('condition queries', () => {
+  const conditions = setCondition(
+    setCondition([], ready('True'), T0),
+    { ...ready('False'), type: 'Available' },
+    T0,
+  );
+
+  it('findCondition, isConditionTrue, isConditionFalse', () => {
+    assert.equal(findCondition(conditions, 'Available')?.status, 'False');
+    assert.equal(findCondition(conditions, 'Missing'), undefined);
+    assert.equal(findCondition(undefined, 'Ready'), undefined);
+    assert.equal(isConditionTrue(conditions, 'Ready'), true);
+    assert.equal(isConditionTrue(conditions, 'Available'), false);
+    assert.equal(isConditionFalse(conditions, 'Available'), true);
+    assert.equal(isConditionFalse(conditions, 'Missing'), false);
+  });
+
+  it('removeCondition returns a copy without that type', () => {
+    assert.deepEqual(
+      removeCondition(conditions, 'Ready').map((condition) => condition.type),
+      ['Available'],
+    );
+    assert.equal(conditions.length, 2);
+    assert.deepEqual(removeCondition(undefined, 'Ready'), []);
+  });
+});
+
+describe('conditionsEqual', () => {
+  const a = setCondition(setCondition([], ready('True'), T0), { ...ready('False'), type: 'Available' }, T0);
+
+  it('ignores lastTransitionTime and order', () => {
+    const b = a.map((condition) => ({ ...condition, lastTransitionTime: '1999-01-01T00:00:00Z' })).reverse();
+    assert.equal(conditionsEqual(a, b), true);
+    assert.equal(conditionsEqual(undefined, []), true);
+  });
+
+  it('sees differences in status, reason, message, observedGeneration and membership', () => {
+    const changed = (patch: Partial<Condition>) => a.map((c, i) => (i === 0 ? { ...c, ...patch } : c));
+    assert.equal(conditionsEqual(a, changed({ status: 'Unknown' })), false);
+    assert.equal(conditionsEqual(a, changed({ reason: 'Other' })), false);
+    assert.equal(conditionsEqual(a, changed({ message: 'other' })), false);
+    assert.equal(conditionsEqual(a, changed({ observedGeneration: 9 })), false);
+    assert.equal(conditionsEqual(a, a.slice(1)), false);
+    assert.equal(conditionsEqual(a, [a[0]!, { ...a[0]!, type: 'Other' }]), false);
+  });
+});

@@ -6,6 +6,7 @@ import { KubeClient } from '../client/kube-client.ts';
 import { CoreTypes, resourceId } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
+import { ApiEventRecorder, type EventRecorder } from '../events/index.ts';
 import { errorMessage, type Logger, rootLogger } from '../log.ts';
 import { leaderElectionGauge } from '../metrics.ts';
 import { TokenBucket } from '../queue/index.ts';
@@ -36,6 +37,8 @@ export class Manager implements ControllerHost {
   readonly registry = new Registry();
   readonly log: Logger;
   readonly controllers: Controller[] = [];
+  /** events.k8s.io/v1 Events, aggregated and rate limited; shared by every controller. */
+  readonly events: EventRecorder;
   private readonly stopSignal = new AbortController();
   private elector: LeaderElector | undefined;
   private servers: Server[] = [];
@@ -57,6 +60,7 @@ export class Manager implements ControllerHost {
       },
     });
     collectDefaultMetrics({ register: this.registry });
+    this.events = new ApiEventRecorder({ client: this.client, log: this.log.child({ component: 'events' }) });
   }
 
   controller(name: string): ControllerBuilder {

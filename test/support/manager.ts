@@ -1,0 +1,39 @@
+import { parseConfig } from '../../src/runtime/manager/config.ts';
+import { Manager } from '../../src/runtime/manager/manager.ts';
+import { testCluster, testKubeConfig } from './cluster.ts';
+import { testLogger } from './log.ts';
+
+/**
+ * Runs a manager in this process against the test cluster, watching only `namespaces`, without
+ * leader election and on ephemeral ports. `register` adds the controllers under test.
+ * Returns the started manager; call `manager.stop()` when done.
+ */
+export async function startTestManager(
+  namespaces: string[],
+  register: (manager: Manager) => void,
+  extraFlags: string[] = [],
+): Promise<Manager> {
+  testLogger();
+  const info = await testCluster();
+  const config = parseConfig(
+    [
+      '--kubeconfig',
+      info.kubeconfig,
+      '--namespaces',
+      namespaces.join(','),
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--log-level',
+      process.env.TEST_LOG_LEVEL ?? 'error',
+      ...extraFlags,
+    ],
+    {},
+  );
+  if (config === 'help') throw new Error('unexpected help');
+  const manager = new Manager(config, await testKubeConfig());
+  register(manager);
+  await manager.start();
+  return manager;
+}

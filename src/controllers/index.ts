@@ -1,4 +1,7 @@
 import type { Manager } from '../runtime/manager/manager.ts';
+import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
 
 /** Registers every controller of the operator with the manager. */
-export function registerControllers(_manager: Manager): void {}
+export function registerControllers(manager: Manager): void {
+  registerBasicReplicaSetController(manager);
+}

@@ -1,0 +1,195 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { BASIC_REPLICA_SET, type BasicReplicaSet, basicReplicaSetRuleViolations } from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import { CoreTypes } from '../../runtime/client/resource.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { EventRecorder } from '../../runtime/events/index.ts';
+import type { ControllerExpectations } from '../../runtime/expectations.ts';
+import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
+import { errorMessage } from '../../runtime/log.ts';
+import { adopt, release } from '../../runtime/write/owner-refs.ts';
+import { updateStatus } from '../../runtime/write/status.ts';
+import { podsToDeleteInOrder } from './logic/deletion-order.ts';
+import { isPodActive } from './logic/pod-state.ts';
+import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
+import { planReplicaChange, runSlowStart } from './logic/slow-start.ts';
+import { podForReplicaSet } from './pod-template.ts';
+import { computeStatus, type ReplicaFailure } from './status.ts';
+
+export interface BasicReplicaSetDeps {
+  client: KubeClient;
+  sets: Informer<BasicReplicaSet>;
+  pods: Informer<V1Pod>;
+  expectations: ControllerExpectations;
+  events: EventRecorder;
+}
+
+const eventOptions = { regardingType: BASIC_REPLICA_SET };
+
+/**
+ * Keeps exactly spec.replicas active pods for a BasicReplicaSet, as the ReplicaSet controller does:
+ * claim (adopt/release) pods, create or delete the difference under expectations so a stale cache
+ * never over-creates, then report counts and conditions.
+ */
+export class BasicReplicaSetReconciler implements Reconciler {
+  private readonly deps: BasicReplicaSetDeps;
+
+  constructor(deps: BasicReplicaSetDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const { sets, expectations, client } = this.deps;
+    const key = `${request.namespace}/${request.name}`;
+    const rs = sets.get(request.namespace, request.name);
+    if (!rs) {
+      expectations.deleteExpectations(key);
+      return undefined;
+    }
+    const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
+    if (problems.length > 0) {
+      const message = `invalid spec: ${problems.join('; ')}`;
+      this.deps.events.event(rs, 'Warning', 'InvalidSpec', 'Validate', message, eventOptions);
+      await updateStatus(client, BASIC_REPLICA_SET, rs, () =>
+        computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now()),
+      );
+      return undefined; // nothing to retry until the spec changes
+    }
+
+    const pods = await this.claimPods(rs, ctx);
+    const active = pods.filter(isPodActive);
+    let failure: ReplicaFailure | undefined;
+    if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
+      failure = await this.manageReplicas(rs, key, active, ctx);
+    }
+    const now = Date.now();
+    await updateStatus(client, BASIC_REPLICA_SET, rs, () => computeStatus(rs, pods, failure, now), {
+      signal: ctx.signal,
+    });
+    if (failure) throw new Error(failure.message);
+    const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
+    return next !== undefined ? { requeueAfterMs: next } : undefined;
+  }
+
+  /** Pods this set controls after adopting matching orphans and releasing pods that stopped matching. */
+  private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<V1Pod[]> {
+    const { pods, client } = this.deps;
+    const uid = rs.metadata.uid;
+    const candidates = new Map<string, V1Pod>();
+    for (const pod of pods.byOwner(uid ?? '')) candidates.set(pod.metadata?.uid ?? '', pod);
+    for (const pod of pods.list({ namespace: rs.metadata.namespace, selector: rs.spec.selector })) {
+      candidates.set(pod.metadata?.uid ?? '', pod);
+    }
+    const claimed: V1Pod[] = [];
+    let ownerChecked = false;
+    for (const pod of candidates.values()) {
+      const ref = controllerRefOf(pod);
+      const matches = selectorMatches(rs.spec.selector, pod.metadata?.labels);
+      if (ref && ref.uid === uid) {
+        if (matches || isBeingDeleted(rs)) {
+          claimed.push(pod);
+          continue;
+        }
+        ctx.log.info('releasing pod that no longer matches the selector', { pod: pod.metadata?.name });
+        await release(client, CoreTypes.Pod, pod, rs);
+        continue;
+      }
+      if (ref || !matches || isBeingDeleted(rs) || isBeingDeleted(pod)) continue;
+      if (!ownerChecked) {
+        // canAdopt: a fresh read, so a set that is being deleted (or replaced) never adopts.
+        const fresh = await client.get<BasicReplicaSet>(
+          BASIC_REPLICA_SET,
+          rs.metadata.namespace,
+          rs.metadata.name ?? '',
+        );
+        if (fresh.metadata.uid !== uid || isBeingDeleted(fresh)) return claimed;
+        ownerChecked = true;
+      }
+      try {
+        claimed.push(await adopt(client, CoreTypes.Pod, pod, rs, BASIC_REPLICA_SET));
+        ctx.log.info('adopted orphan pod', { pod: pod.metadata?.name });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return claimed;
+  }
+
+  private async manageReplicas(
+    rs: BasicReplicaSet,
+    key: string,
+    active: V1Pod[],
+    ctx: ReconcileContext,
+  ): Promise<ReplicaFailure | undefined> {
+    const { client, expectations, events } = this.deps;
+    const desired = rs.spec.replicas ?? 1;
+    const change = planReplicaChange(active.length, desired);
+    if (change.create > 0) {
+      expectations.expectCreations(key, change.create);
+      ctx.log.debug('creating pods', { count: change.create, active: active.length, desired });
+      const result = await runSlowStart(change.create, async () => {
+        const pod = await client.create<V1Pod>(CoreTypes.Pod, podForReplicaSet(rs), { signal: ctx.signal });
+        events.event(
+          rs,
+          'Normal',
+          'SuccessfulCreate',
+          'Create',
+          `Created pod: ${pod.metadata?.name}`,
+          eventOptions,
+        );
+      });
+      // Creates that failed or never ran will not be observed: stop waiting for them.
+      const notCreated = result.failed + result.skipped;
+      if (notCreated > 0) expectations.lowerExpectations(key, notCreated);
+      if (result.failed > 0) {
+        const message = `creating pods failed: ${errorMessage(result.errors[0])}`;
+        events.event(rs, 'Warning', 'FailedCreate', 'Create', message, eventOptions);
+        return { reason: 'FailedCreate', message };
+      }
+      return undefined;
+    }
+    if (change.delete > 0) {
+      const victims = podsToDeleteInOrder(active, change.delete, Date.now());
+      expectations.expectDeletions(
+        key,
+        victims.map((p) => p.metadata?.uid ?? ''),
+      );
+      ctx.log.debug('deleting pods', { count: victims.length, active: active.length, desired });
+      const outcomes = await Promise.allSettled(
+        victims.map((pod) =>
+          client.delete(CoreTypes.Pod, pod.metadata?.namespace, pod.metadata?.name ?? '', {
+            preconditions: { uid: pod.metadata?.uid },
+            signal: ctx.signal,
+          }),
+        ),
+      );
+      let firstError: unknown;
+      outcomes.forEach((outcome, i) => {
+        const pod = victims[i]!;
+        if (outcome.status === 'fulfilled') {
+          events.event(
+            rs,
+            'Normal',
+            'SuccessfulDelete',
+            'Delete',
+            `Deleted pod: ${pod.metadata?.name}`,
+            eventOptions,
+          );
+          return;
+        }
+        // A delete that did not happen will not be observed.
+        expectations.deletionObserved(key, pod.metadata?.uid ?? '');
+        if (!isNotFound(outcome.reason)) firstError ??= outcome.reason;
+      });
+      if (firstError) {
+        const message = `deleting pods failed: ${errorMessage(firstError)}`;
+        events.event(rs, 'Warning', 'FailedDelete', 'Delete', message, eventOptions);
+        return { reason: 'FailedDelete', message };
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  BASIC_REPLICA_SET,
+  type BasicReplicaSet,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+} from '../../../src/apis/index.ts';
+import { registerBasicReplicaSetController } from '../../../src/controllers/basicreplicaset/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { testClient } from '../../support/cluster.ts';
+import { installCrds } from '../../support/crds.ts';
+import { startTestManager } from '../../support/manager.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
+
+const replicaSet = (namespace: string, name: string, replicas: number): BasicReplicaSet => ({
+  apiVersion: BASIC_REPLICA_SET.apiVersion,
+  kind: BASIC_REPLICA_SET.kind,
+  metadata: { name, namespace },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  },
+});
+
+describe('BasicReplicaSet controller', () => {
+  let client: KubeClient;
+  let ns: string;
+  let manager: Manager;
+
+  before(async () => {
+    await installCrds();
+    client = await testClient();
+    ns = await createNamespace(client, 'brs');
+    manager = await startTestManager([ns], registerBasicReplicaSetController);
+  });
+  after(async () => {
+    await manager?.stop();
+    await deleteNamespace(client, ns);
+  });
+
+  const pods = async (app: string) =>
+    (await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns, labelSelector: `app=${app}` })).items.filter(
+      (p) => !p.metadata?.deletionTimestamp,
+    );
+  const status = async (name: string) =>
+    (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, name)).status;
+  const settled = (name: string, n: number) =>
+    waitFor(`${name} to have ${n} available replicas`, async () => {
+      const s = await status(name);
+      const live = await pods(name);
+      return s?.availableReplicas === n &&
+        s.replicas === n &&
+        live.length === n &&
+        s.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+        ? s
+        : undefined;
+    });
+
+  it('creates, scales up and down, and replaces a deleted pod', async () => {
+    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'web', 3));
+    const s = await settled('web', 3);
+    assert.equal(s.activeReplicas, 3);
+    assert.equal(s.readyReplicas, 3);
+    assert.equal(s.selector, 'app=web');
+    const created = await pods('web');
+    for (const pod of created) {
+      assert.equal(pod.metadata?.labels?.[MANAGED_BY_LABEL], MANAGED_BY_VALUE);
+      assert.equal(pod.metadata?.ownerReferences?.[0]?.kind, 'BasicReplicaSet');
+      assert.equal(pod.metadata?.ownerReferences?.[0]?.controller, true);
+    }
+
+    await client.patch(
+      BASIC_REPLICA_SET,
+      ns,
+      'web',
+      'merge',
+      { spec: { replicas: 6 } },
+      { subresource: 'scale' },
+    );
+    await settled('web', 6);
+    await client.patch(BASIC_REPLICA_SET, ns, 'web', 'merge', { spec: { replicas: 2 } });
+    await settled('web', 2);
+
+    const [victim] = await pods('web');
+    await client.delete(CoreTypes.Pod, ns, victim!.metadata!.name!);
+    await waitFor('the deleted pod to be replaced', async () => {
+      const live = await pods('web');
+      return live.length === 2 && !live.some((p) => p.metadata?.uid === victim!.metadata?.uid);
+    });
+    await settled('web', 2);
+  });
+
+  it('adopts a matching orphan and releases a pod that stops matching', async () => {
+    await client.create<V1Pod>(CoreTypes.Pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'orphan',
+        namespace: ns,
+        labels: { app: 'adopt', [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      },
+      spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+    });
+    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'adopt', 2));
+    await settled('adopt', 2);
+    const orphan = await client.get<V1Pod>(CoreTypes.Pod, ns, 'orphan');
+    assert.equal(orphan.metadata?.ownerReferences?.[0]?.name, 'adopt', 'the orphan was adopted');
+
+    await client.patch(CoreTypes.Pod, ns, 'orphan', 'merge', { metadata: { labels: { app: 'other' } } });
+    await waitFor('the pod to be released', async () => {
+      const pod = await client.get<V1Pod>(CoreTypes.Pod, ns, 'orphan');
+      return (pod.metadata?.ownerReferences ?? []).length === 0;
+    });
+    await settled('adopt', 2);
+  });
+});

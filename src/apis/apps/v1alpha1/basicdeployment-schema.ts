@@ -88,7 +88,21 @@ const statusSchema: JsonSchemaProps = {
     updatedReplicas: replicaCountSchema,
     readyReplicas: replicaCountSchema,
     availableReplicas: replicaCountSchema,
+    unavailableReplicas: replicaCountSchema,
     selector: statusSelectorSchema,
+    collisionCount: {
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      description:
+        'Bumped when the name of a new BasicReplicaSet collides with an existing one; mixed into the template hash.',
+    },
+    lastProgressTime: {
+      type: 'string',
+      format: 'date-time',
+      description:
+        'When the rollout last made progress; the progress deadline counts from here (metav1.Condition has no lastUpdateTime).',
+    },
     conditions: conditionsSchema,
   },
 };

@@ -60,8 +60,13 @@ export interface BasicDeploymentStatus {
   updatedReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
+  unavailableReplicas?: number;
   /** The selector in label-query form, for the scale subresource. */
   selector?: string;
+  /** Bumped on a BasicReplicaSet name collision; mixed into the template hash. */
+  collisionCount?: number;
+  /** RFC 3339 time the rollout last made progress; the progress deadline counts from here. */
+  lastProgressTime?: string;
   conditions?: Condition[];
 }
 

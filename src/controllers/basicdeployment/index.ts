@@ -1,0 +1,24 @@
+import {
+  BASIC_DEPLOYMENT,
+  BASIC_REPLICA_SET,
+  type BasicDeployment,
+  type BasicReplicaSet,
+} from '../../apis/index.ts';
+import { generationChanged } from '../../runtime/controller/predicates.ts';
+import type { Manager } from '../../runtime/manager/manager.ts';
+import { BasicDeploymentReconciler } from './reconciler.ts';
+
+export const CONTROLLER_NAME = 'basicdeployment';
+
+/** BasicDeployment: creates, scales and deletes BasicReplicaSets only; never touches a Pod. */
+export function registerBasicDeploymentController(manager: Manager): void {
+  const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
+  const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
+  manager
+    .controller(CONTROLLER_NAME)
+    .for(BASIC_DEPLOYMENT, generationChanged)
+    .owns(BASIC_REPLICA_SET)
+    .complete(
+      new BasicDeploymentReconciler({ client: manager.client, deployments, sets, events: manager.events }),
+    );
+}

@@ -1,0 +1,315 @@
+import {
+  BASIC_DEPLOYMENT,
+  BASIC_REPLICA_SET,
+  type BasicDeployment,
+  type BasicReplicaSet,
+  basicDeploymentRuleViolations,
+  REVISION_ANNOTATION,
+} from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { EventRecorder } from '../../runtime/events/index.ts';
+import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
+import { adopt } from '../../runtime/write/owner-refs.ts';
+import { updateStatus } from '../../runtime/write/status.ts';
+import { validateRollingUpdate } from './logic/fenceposts.ts';
+import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
+import { progressDeadlineRequeueAfter } from './logic/progress.ts';
+import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
+import { planRecreate } from './logic/recreate.ts';
+import { recordedReplicaValues } from './logic/replica-counts.ts';
+import { newReplicaSetReplicas, planRollingUpdate } from './logic/rolling-update.ts';
+import { computeTemplateHash } from './logic/template-hash.ts';
+import type { ScaleAction } from './logic/types.ts';
+import {
+  DESIRED_REPLICAS_ANNOTATION,
+  deploymentView,
+  findNewSet,
+  MAX_REPLICAS_ANNOTATION,
+  newSetFor,
+  revisionOf,
+  setView,
+} from './replica-sets.ts';
+import { computeStatus, type RolloutFacts } from './status.ts';
+
+export interface BasicDeploymentDeps {
+  client: KubeClient;
+  deployments: Informer<BasicDeployment>;
+  sets: Informer<BasicReplicaSet>;
+  events: EventRecorder;
+}
+
+const eventOptions = { regardingType: BASIC_DEPLOYMENT };
+
+/**
+ * Rolls a BasicDeployment out through BasicReplicaSets (upstream's deployment controller): one set
+ * per template, rolling or recreate updates, proportional scaling, history and rollback. It reads
+ * only BasicReplicaSets and their status: it has no pod client at all.
+ */
+export class BasicDeploymentReconciler implements Reconciler {
+  private readonly deps: BasicDeploymentDeps;
+
+  constructor(deps: BasicDeploymentDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const d = this.deps.deployments.get(request.namespace, request.name);
+    if (!d || isBeingDeleted(d)) return undefined; // the garbage collector removes the sets
+    const sets = await this.claimSets(d);
+    const invalid = this.validate(d);
+    if (invalid) {
+      this.deps.events.event(d, 'Warning', 'InvalidSpec', 'Validate', invalid, eventOptions);
+      await this.writeStatus(
+        d,
+        { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid },
+        ctx,
+      );
+      return undefined;
+    }
+    const view = deploymentView(d);
+    let newSet = findNewSet(d, sets);
+    let oldSets = sets.filter((s) => s !== newSet);
+    let createdNewSet = false;
+
+    if (view.paused || isScalingEvent(view, newSet && setView(newSet), oldSets.map(setView))) {
+      await this.apply(
+        d,
+        sets,
+        planProportionalScale(view, newSet && setView(newSet), oldSets.map(setView)),
+        ctx,
+      );
+    } else if (view.strategy.type === 'Recreate') {
+      const step = planRecreate(view, newSet && setView(newSet), oldSets.map(setView));
+      if (step.step === 'create-new') {
+        newSet = await this.createNewSet(d, oldSets, step.replicas, ctx);
+        createdNewSet = true;
+      } else {
+        await this.apply(d, sets, step.actions, ctx);
+      }
+    } else {
+      if (!newSet) {
+        const replicas = newReplicaSetReplicas(view, undefined, oldSets.map(setView));
+        newSet = await this.createNewSet(d, oldSets, replicas, ctx);
+        createdNewSet = true;
+      } else {
+        const step = planRollingUpdate(view, setView(newSet), oldSets.map(setView));
+        await this.apply(d, sets, step.actions, ctx);
+      }
+    }
+    if (newSet) newSet = await this.syncRevision(d, newSet, oldSets);
+    oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
+
+    const allSets = newSet ? [newSet, ...oldSets] : oldSets;
+    const status = await this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
+    if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
+    const wait = progressDeadlineRequeueAfter(
+      {
+        progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
+        progressingReason: status.conditions?.find((c) => c.type === 'Progressing')?.reason,
+        lastProgressTime: status.lastProgressTime,
+      },
+      status.ready === true,
+      Date.now(),
+    );
+    return wait !== undefined ? { requeueAfterMs: Math.max(wait, 100) } : undefined;
+  }
+
+  private validate(d: BasicDeployment): string | undefined {
+    const problems = [...selectorProblems(d.spec.selector), ...basicDeploymentRuleViolations(d)];
+    if ((d.spec.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {
+      problems.push(
+        ...validateRollingUpdate(
+          d.spec.strategy?.rollingUpdate?.maxSurge,
+          d.spec.strategy?.rollingUpdate?.maxUnavailable,
+        ),
+      );
+    }
+    return problems.length > 0 ? `invalid spec: ${problems.join('; ')}` : undefined;
+  }
+
+  /** Sets this deployment controls, adopting orphans that match its selector. */
+  private async claimSets(d: BasicDeployment): Promise<BasicReplicaSet[]> {
+    const uid = d.metadata.uid ?? '';
+    const owned = this.deps.sets.byOwner(uid).filter((s) => controllerRefOf(s)?.uid === uid);
+    const orphans = this.deps.sets
+      .list({ namespace: d.metadata.namespace })
+      .filter(
+        (s) =>
+          !controllerRefOf(s) && !isBeingDeleted(s) && selectorMatches(d.spec.selector, s.metadata.labels),
+      );
+    for (const orphan of orphans) {
+      try {
+        owned.push(await adopt(this.deps.client, BASIC_REPLICA_SET, orphan, d, BASIC_DEPLOYMENT));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return owned.filter((s) => !isBeingDeleted(s));
+  }
+
+  private async createNewSet(
+    d: BasicDeployment,
+    oldSets: BasicReplicaSet[],
+    replicas: number,
+    ctx: ReconcileContext,
+  ) {
+    const revision = maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))) + 1;
+    const collisionCount = d.status?.collisionCount ?? 0;
+    const hash = computeTemplateHash(d.spec.template, collisionCount);
+    const desired = newSetFor(d, hash, replicas, revision);
+    desired.metadata.annotations![MAX_REPLICAS_ANNOTATION] = String(
+      recordedReplicaValues(deploymentView(d)).maxReplicas,
+    );
+    try {
+      const created = await this.deps.client.create(BASIC_REPLICA_SET, desired, { signal: ctx.signal });
+      this.deps.events.event(
+        d,
+        'Normal',
+        'ScalingReplicaSet',
+        'Create',
+        `Created BasicReplicaSet ${created.metadata.name} with ${replicas} replicas (revision ${revision})`,
+        eventOptions,
+      );
+      return created;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      // Same name, different template (a hash collision): bump collisionCount so the next hash differs.
+      const existing = await this.deps.client.get<BasicReplicaSet>(
+        BASIC_REPLICA_SET,
+        d.metadata.namespace,
+        desired.metadata.name ?? '',
+      );
+      if (controllerRefOf(existing)?.uid === d.metadata.uid && findNewSet(d, [existing])) return existing;
+      await this.deps.client.patch(
+        BASIC_DEPLOYMENT,
+        d.metadata.namespace,
+        d.metadata.name ?? '',
+        'merge',
+        { status: { collisionCount: collisionCount + 1 } },
+        { subresource: 'status' },
+      );
+      throw new Error(
+        `BasicReplicaSet name ${desired.metadata.name} collides with another template; retrying with collisionCount ${collisionCount + 1}`,
+      );
+    }
+  }
+
+  /** A set reused by a rollback becomes the newest revision. */
+  private async syncRevision(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
+    const others = oldSets.filter((s) => s.metadata.uid !== newSet.metadata.uid);
+    const wanted = Math.max(
+      revisionOf(newSet),
+      maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1,
+    );
+    if (others.length === 0 || revisionOf(newSet) >= wanted) return newSet;
+    const updated = await this.deps.client.patch<BasicReplicaSet>(
+      BASIC_REPLICA_SET,
+      newSet.metadata.namespace,
+      newSet.metadata.name ?? '',
+      'merge',
+      {
+        metadata: {
+          annotations: { [REVISION_ANNOTATION]: String(wanted) },
+          resourceVersion: newSet.metadata.resourceVersion,
+        },
+      },
+    );
+    this.deps.events.event(
+      d,
+      'Normal',
+      'DeploymentRollback',
+      'Rollback',
+      `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${wanted})`,
+      eventOptions,
+    );
+    return updated;
+  }
+
+  /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */
+  private async apply(
+    d: BasicDeployment,
+    sets: BasicReplicaSet[],
+    actions: readonly ScaleAction[],
+    ctx: ReconcileContext,
+  ) {
+    for (const action of actions) {
+      const set = sets.find((s) => s.metadata.name === action.name);
+      if (!set) continue;
+      await this.deps.client.patch(
+        BASIC_REPLICA_SET,
+        set.metadata.namespace,
+        action.name,
+        'merge',
+        {
+          metadata: {
+            resourceVersion: set.metadata.resourceVersion,
+            annotations: {
+              [DESIRED_REPLICAS_ANNOTATION]: String(action.desiredReplicas),
+              [MAX_REPLICAS_ANNOTATION]: String(action.maxReplicas),
+            },
+          },
+          spec: { replicas: action.to },
+        },
+        { signal: ctx.signal },
+      );
+      if (action.to !== action.from) {
+        const verb = action.to > action.from ? 'up' : 'down';
+        this.deps.events.event(
+          d,
+          'Normal',
+          'ScalingReplicaSet',
+          'Scale',
+          `Scaled ${verb} BasicReplicaSet ${action.name} from ${action.from} to ${action.to}`,
+          eventOptions,
+        );
+        ctx.log.debug('scaled set', { set: action.name, from: action.from, to: action.to });
+      }
+    }
+  }
+
+  private async writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
+    const now = Date.now();
+    const { object } = await updateStatus(
+      this.deps.client,
+      BASIC_DEPLOYMENT,
+      d,
+      (current) => computeStatus(current, facts, now),
+      {
+        signal: ctx.signal,
+      },
+    );
+    return object.status ?? computeStatus(d, facts, now);
+  }
+
+  private async cleanupHistory(d: BasicDeployment, oldSets: BasicReplicaSet[], ctx: ReconcileContext) {
+    const history = oldSets.map((s) => ({
+      set: s,
+      name: s.metadata.name ?? '',
+      revision: revisionOf(s),
+      creationTimestamp: s.metadata.creationTimestamp as Date | string | undefined,
+      specReplicas: s.spec.replicas ?? 1,
+      statusReplicas: s.status?.replicas ?? 0,
+      generation: s.metadata.generation,
+      observedGeneration: s.status?.observedGeneration,
+      deleting: isBeingDeleted(s),
+    }));
+    for (const old of setsToDeleteForHistoryLimit(history, d.spec.revisionHistoryLimit ?? 10)) {
+      try {
+        await this.deps.client.delete(BASIC_REPLICA_SET, old.set.metadata.namespace, old.name, {
+          preconditions: { uid: old.set.metadata.uid },
+          signal: ctx.signal,
+        });
+        ctx.log.info('deleted old BasicReplicaSet beyond revisionHistoryLimit', {
+          set: old.name,
+          revision: old.revision,
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+  }
+}

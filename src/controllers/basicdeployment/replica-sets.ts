@@ -1,0 +1,118 @@
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import {
+  APPS_GROUP,
+  BASIC_DEPLOYMENT,
+  BASIC_REPLICA_SET,
+  type BasicDeployment,
+  type BasicReplicaSet,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+} from '../../apis/index.ts';
+import { controllerReference } from '../../runtime/write/owner-refs.ts';
+import { parseRevision } from './logic/history.ts';
+import { templatesEqualIgnoringHash } from './logic/template-hash.ts';
+import type { DeploymentView, ReplicaSetView } from './logic/types.ts';
+
+/** Recorded on each set when it is scaled, for proportional scaling (upstream's desired-/max-replicas). */
+export const DESIRED_REPLICAS_ANNOTATION = `${APPS_GROUP}/desired-replicas`;
+export const MAX_REPLICAS_ANNOTATION = `${APPS_GROUP}/max-replicas`;
+
+export function deploymentView(d: BasicDeployment): DeploymentView {
+  return {
+    replicas: d.spec.replicas ?? 1,
+    strategy: {
+      type: d.spec.strategy?.type ?? 'RollingUpdate',
+      rollingUpdate: d.spec.strategy?.rollingUpdate,
+    },
+    paused: d.spec.paused ?? false,
+    statusReplicas: d.status?.replicas,
+  };
+}
+
+function intAnnotation(set: BasicReplicaSet, key: string): number | undefined {
+  const raw = set.metadata.annotations?.[key];
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+export function setView(set: BasicReplicaSet): ReplicaSetView {
+  return {
+    name: set.metadata.name ?? '',
+    specReplicas: set.spec.replicas ?? 1,
+    statusReplicas: set.status?.replicas ?? 0,
+    availableReplicas: set.status?.availableReplicas ?? 0,
+    activeReplicas: set.status?.activeReplicas ?? 0,
+    creationTimestamp: set.metadata.creationTimestamp as Date | string | undefined,
+    desiredReplicas: intAnnotation(set, DESIRED_REPLICAS_ANNOTATION),
+    maxReplicas: intAnnotation(set, MAX_REPLICAS_ANNOTATION),
+  };
+}
+
+export function revisionOf(set: BasicReplicaSet): number {
+  return parseRevision(set.metadata.annotations?.[REVISION_ANNOTATION]) ?? 0;
+}
+
+/** The deployment's template as a pod template, with the hash label its pods will carry. */
+function templateWithHash(d: BasicDeployment, hash: string): BasicReplicaSet['spec']['template'] {
+  const template = structuredClone(d.spec.template);
+  template.metadata = {
+    ...template.metadata,
+    labels: { ...(template.metadata?.labels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+  };
+  return template;
+}
+
+/** The set running `d`'s current template: the oldest whose template equals it ignoring the hash label. */
+export function findNewSet(
+  d: BasicDeployment,
+  sets: readonly BasicReplicaSet[],
+): BasicReplicaSet | undefined {
+  const matching = sets.filter((set) =>
+    templatesEqualIgnoringHash(
+      set.spec.template as V1PodTemplateSpec,
+      d.spec.template as V1PodTemplateSpec,
+      POD_TEMPLATE_HASH_LABEL,
+    ),
+  );
+  return matching.sort((a, b) =>
+    String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
+  )[0];
+}
+
+export function newSetFor(
+  d: BasicDeployment,
+  hash: string,
+  replicas: number,
+  revision: number,
+): BasicReplicaSet {
+  const view = deploymentView(d);
+  return {
+    apiVersion: BASIC_REPLICA_SET.apiVersion,
+    kind: BASIC_REPLICA_SET.kind,
+    metadata: {
+      name: `${d.metadata.name}-${hash}`,
+      namespace: d.metadata.namespace,
+      labels: {
+        ...(d.spec.template.metadata?.labels ?? {}),
+        [POD_TEMPLATE_HASH_LABEL]: hash,
+        [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
+      },
+      annotations: {
+        [REVISION_ANNOTATION]: String(revision),
+        [DESIRED_REPLICAS_ANNOTATION]: String(view.replicas),
+      },
+      ownerReferences: [controllerReference(d, BASIC_DEPLOYMENT)],
+    },
+    spec: {
+      replicas,
+      minReadySeconds: d.spec.minReadySeconds ?? 0,
+      selector: {
+        ...d.spec.selector,
+        matchLabels: { ...(d.spec.selector.matchLabels ?? {}), [POD_TEMPLATE_HASH_LABEL]: hash },
+      },
+      template: templateWithHash(d, hash),
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { BasicDeployment, BasicDeploymentStatus, BasicReplicaSet, Condition } from '../../apis/index.ts';
+import { selectorToString } from '../../runtime/labels.ts';
+import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { minAvailable } from './logic/fenceposts.ts';
+import {
+  type DeploymentStatusCounts,
+  deploymentComplete,
+  deploymentProgressing,
+  deploymentTimedOut,
+  ProgressReason,
+} from './logic/progress.ts';
+import { deploymentView } from './replica-sets.ts';
+
+export interface RolloutFacts {
+  newSet: BasicReplicaSet | undefined;
+  allSets: readonly BasicReplicaSet[];
+  /** A new set was created in this reconcile. */
+  createdNewSet: boolean;
+  invalid?: string;
+}
+
+function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts {
+  const sum = (pick: (s: BasicReplicaSet) => number | undefined) =>
+    facts.allSets.reduce((n, s) => n + (pick(s) ?? 0), 0);
+  return {
+    replicas: sum((s) => s.status?.replicas),
+    updatedReplicas: facts.newSet?.status?.replicas ?? 0,
+    readyReplicas: sum((s) => s.status?.readyReplicas),
+    availableReplicas: sum((s) => s.status?.availableReplicas),
+    observedGeneration: d.metadata.generation,
+  };
+}
+
+/**
+ * Status from BasicReplicaSet statuses only (this controller never sees a pod), with conditions as
+ * upstream's syncRolloutStatus: Available, Progressing (deadline included) and a kstatus Ready.
+ */
+export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: number): BasicDeploymentStatus {
+  const view = deploymentView(d);
+  const desired = view.replicas;
+  const next = counts(d, facts);
+  const previous: DeploymentStatusCounts = {
+    replicas: d.status?.replicas ?? 0,
+    updatedReplicas: d.status?.updatedReplicas ?? 0,
+    readyReplicas: d.status?.readyReplicas ?? 0,
+    availableReplicas: d.status?.availableReplicas ?? 0,
+  };
+  const generation = d.metadata.generation;
+  const at = new Date(now);
+  const newSetCurrent = facts.newSet
+    ? (facts.newSet.status?.observedGeneration ?? 0) >= (facts.newSet.metadata.generation ?? 0)
+    : false;
+  const complete = deploymentComplete(desired, generation ?? 0, next) && newSetCurrent;
+  let conditions: Condition[] = d.status?.conditions ?? [];
+  let lastProgressTime = d.status?.lastProgressTime;
+
+  const available = next.availableReplicas >= minAvailable(view);
+  conditions = setCondition(
+    conditions,
+    available
+      ? {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+          observedGeneration: generation,
+        }
+      : {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: `Deployment does not have minimum availability (${next.availableReplicas} of ${desired}).`,
+          observedGeneration: generation,
+        },
+    at,
+  );
+
+  const progressing = findCondition(conditions, 'Progressing');
+  const setName = facts.newSet?.metadata.name ?? '';
+  const setProgress = (status: 'True' | 'False' | 'Unknown', reason: string, message: string) => {
+    conditions = setCondition(
+      conditions,
+      { type: 'Progressing', status, reason, message, observedGeneration: generation },
+      at,
+    );
+  };
+  if (facts.invalid) {
+    setProgress('False', 'InvalidSpec', facts.invalid);
+  } else if (view.paused) {
+    setProgress('Unknown', ProgressReason.DeploymentPaused, 'Deployment is paused');
+  } else if (complete) {
+    if (progressing?.reason !== ProgressReason.NewReplicaSetAvailable) lastProgressTime = at.toISOString();
+    setProgress(
+      'True',
+      ProgressReason.NewReplicaSetAvailable,
+      `BasicReplicaSet "${setName}" has successfully progressed.`,
+    );
+  } else if (facts.createdNewSet) {
+    setProgress('True', ProgressReason.NewReplicaSetCreated, `Created new BasicReplicaSet "${setName}"`);
+    lastProgressTime = at.toISOString();
+  } else if (
+    deploymentProgressing(previous, next) ||
+    progressing === undefined ||
+    progressing.reason === ProgressReason.DeploymentPaused
+  ) {
+    setProgress('True', ProgressReason.ReplicaSetUpdated, `BasicReplicaSet "${setName}" is progressing.`);
+    lastProgressTime = at.toISOString();
+  } else if (
+    deploymentTimedOut(
+      {
+        progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
+        progressingReason: progressing.reason,
+        lastProgressTime,
+      },
+      now,
+    )
+  ) {
+    setProgress(
+      'False',
+      ProgressReason.ProgressDeadlineExceeded,
+      `BasicReplicaSet "${setName}" has timed out progressing.`,
+    );
+  }
+
+  conditions = setCondition(
+    conditions,
+    complete
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: 'RolloutComplete',
+          message: `${desired} of ${desired} replicas updated and available`,
+          observedGeneration: generation,
+        }
+      : {
+          type: 'Ready',
+          status: 'False',
+          reason: facts.invalid ? 'InvalidSpec' : view.paused ? 'Paused' : 'RolloutInProgress',
+          message: `${next.updatedReplicas} of ${desired} updated, ${next.availableReplicas} available, ${next.replicas - next.updatedReplicas} old replicas left`,
+          observedGeneration: generation,
+        },
+    at,
+  );
+  return {
+    ready: complete,
+    observedGeneration: generation,
+    replicas: next.replicas,
+    updatedReplicas: next.updatedReplicas,
+    readyReplicas: next.readyReplicas,
+    availableReplicas: next.availableReplicas,
+    unavailableReplicas: Math.max(0, desired - next.availableReplicas),
+    selector: selectorToString(d.spec.selector),
+    collisionCount: d.status?.collisionCount,
+    lastProgressTime,
+    conditions,
+  };
+}
+
+/** Whether the rollout is finished (status computed for this generation). */
+export function isComplete(status: BasicDeploymentStatus): boolean {
+  return status.ready === true;
+}

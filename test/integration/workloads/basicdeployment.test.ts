@@ -1,0 +1,316 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import { runOk } from '../../../e2e/providers/exec.ts';
+import {
+  BASIC_DEPLOYMENT,
+  BASIC_REPLICA_SET,
+  type BasicDeployment,
+  type BasicReplicaSet,
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+} from '../../../src/apis/index.ts';
+import { registerControllers } from '../../../src/controllers/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { testClient, testCluster } from '../../support/cluster.ts';
+import { installCrds } from '../../support/crds.ts';
+import { startTestManager } from '../../support/manager.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
+import { waitFor } from '../../support/wait.ts';
+
+type Spec = BasicDeployment['spec'];
+
+function deployment(namespace: string, name: string, spec: Partial<Spec> = {}): BasicDeployment {
+  return {
+    apiVersion: BASIC_DEPLOYMENT.apiVersion,
+    kind: BASIC_DEPLOYMENT.kind,
+    metadata: { name, namespace },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+      ...spec,
+    },
+  };
+}
+
+describe('BasicDeployment controller', () => {
+  let client: KubeClient;
+  let ns: string;
+  let manager: Manager;
+
+  before(async () => {
+    await installCrds();
+    client = await testClient();
+    ns = await createNamespace(client, 'bd');
+    manager = await startTestManager([ns], registerControllers);
+  });
+  after(async () => {
+    await manager?.stop();
+    await deleteNamespace(client, ns);
+  });
+
+  const get = (name: string) => client.get<BasicDeployment>(BASIC_DEPLOYMENT, ns, name);
+  const sets = async (name: string) =>
+    (await client.list<BasicReplicaSet>(BASIC_REPLICA_SET, { namespace: ns })).items.filter(
+      (s) => s.metadata.ownerReferences?.[0]?.name === name,
+    );
+  const livePods = async (app: string) =>
+    (await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns, labelSelector: `app=${app}` })).items.filter(
+      podIsLive,
+    );
+  const ready = (name: string, replicas: number, timeoutMs = 60_000) =>
+    waitFor(
+      `${name} to be Ready with ${replicas} replicas`,
+      async () => {
+        const d = await get(name);
+        const s = d.status;
+        return s?.ready === true &&
+          s.observedGeneration === d.metadata.generation &&
+          s.availableReplicas === replicas &&
+          s.updatedReplicas === replicas &&
+          s.replicas === replicas
+          ? d
+          : undefined;
+      },
+      { timeoutMs },
+    );
+  const setImage = (name: string, image: string) =>
+    client.patch(BASIC_DEPLOYMENT, ns, name, 'json', [
+      { op: 'replace', path: '/spec/template/spec/containers/0/image', value: image },
+    ]);
+
+  it('creates, scales up and down, replaces a deleted pod, and is garbage-collected on delete', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'web'));
+    const d = await ready('web', 3);
+    assert.equal(d.status?.selector, 'app=web');
+    for (const type of ['Available', 'Progressing', 'Ready']) {
+      assert.equal(d.status?.conditions?.find((c) => c.type === type)?.status, 'True', `${type} is True`);
+    }
+    const [set] = await sets('web');
+    assert.ok(set, 'one BasicReplicaSet');
+    assert.equal(set.metadata.annotations?.[REVISION_ANNOTATION], '1');
+    assert.ok(set.metadata.name?.startsWith('web-'));
+    const hash = set.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+    assert.ok(hash);
+    assert.equal(set.metadata.name, `web-${hash}`);
+    assert.ok((await livePods('web')).every((p) => p.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL] === hash));
+
+    const info = await testCluster();
+    await runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, '-n', ns, 'scale', 'bd/web', '--replicas=5']);
+    await ready('web', 5);
+    await runOk(info.kubectl, [
+      '--kubeconfig',
+      info.kubeconfig,
+      '-n',
+      ns,
+      'wait',
+      '--for=condition=Ready',
+      'bd/web',
+      '--timeout=30s',
+    ]);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'web', 'merge', { spec: { replicas: 2 } });
+    await ready('web', 2);
+
+    const [victim] = await livePods('web');
+    await client.delete(CoreTypes.Pod, ns, victim!.metadata!.name!);
+    await waitFor('the pod to be replaced', async () => {
+      const live = await livePods('web');
+      return live.length === 2 && !live.some((p) => p.metadata?.uid === victim!.metadata?.uid);
+    });
+    await ready('web', 2);
+
+    await client.delete(BASIC_DEPLOYMENT, ns, 'web');
+    await waitFor('sets and pods to be garbage-collected', async () => {
+      const all = await client.list<BasicReplicaSet>(BASIC_REPLICA_SET, { namespace: ns });
+      const pods = await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns, labelSelector: 'app=web' });
+      return (
+        all.items.filter((s) => s.metadata.name?.startsWith('web-')).length === 0 && pods.items.length === 0
+      );
+    });
+  });
+
+  it('rolls 10 replicas with maxSurge 2 / maxUnavailable 1: never more than 12 pods or fewer than 9 available', async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'roll', {
+        replicas: 10,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 1 } },
+      }),
+    );
+    await ready('roll', 10);
+    let maxPods = 0;
+    let minAvailable = Number.POSITIVE_INFINITY;
+    const watcher = new PodWatcher(client, ns, 'app=roll', (pods) => {
+      maxPods = Math.max(maxPods, pods.filter(podIsLive).length);
+      minAvailable = Math.min(minAvailable, pods.filter(podIsAvailable).length);
+    });
+    await waitFor('the watcher to list', () => watcher.pods.size >= 10);
+    await setImage('roll', 'registry.k8s.io/pause:3.9');
+    const d = await ready('roll', 10, 120_000);
+    await watcher.stop();
+    assert.ok(watcher.events > 20, `the watcher saw the rollout (${watcher.events} events)`);
+    assert.ok(maxPods <= 12, `at most 12 pods at once, saw ${maxPods}`);
+    assert.ok(minAvailable >= 9, `at least 9 available at every event, saw ${minAvailable}`);
+    const all = await sets('roll');
+    assert.equal(all.length, 2);
+    const newSet = all.find((s) => s.spec.template.spec.containers[0]?.image === 'registry.k8s.io/pause:3.9');
+    assert.equal(newSet?.spec.replicas, 10);
+    assert.equal(newSet?.metadata.annotations?.[REVISION_ANNOTATION], '2');
+    assert.equal(all.find((s) => s !== newSet)?.spec.replicas, 0);
+    assert.equal(
+      d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason,
+      'NewReplicaSetAvailable',
+    );
+  });
+
+  it('Recreate: old and new pods never coexist', async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'recreate', { replicas: 4, strategy: { type: 'Recreate' } }),
+    );
+    await ready('recreate', 4);
+    let overlap = 0;
+    const watcher = new PodWatcher(client, ns, 'app=recreate', (pods) => {
+      const images = new Set(pods.map((p) => p.spec?.containers[0]?.image));
+      if (images.size > 1) overlap++;
+    });
+    await waitFor('the watcher to list', () => watcher.pods.size >= 4);
+    await setImage('recreate', 'registry.k8s.io/pause:3.9');
+    await ready('recreate', 4, 120_000);
+    await watcher.stop();
+    assert.equal(overlap, 0, 'no event showed pods of both templates (terminating ones included)');
+    assert.ok(
+      (await livePods('recreate')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
+    );
+  });
+
+  it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'rb', { replicas: 2 }));
+    await ready('rb', 2);
+    const [v1] = await sets('rb');
+    await setImage('rb', 'registry.k8s.io/pause:3.9');
+    await ready('rb', 2);
+    await setImage('rb', 'registry.k8s.io/pause:3.10');
+    await ready('rb', 2);
+    const all = await sets('rb');
+    assert.equal(all.length, 2, 'no third set: the first one was reused');
+    const reused = all.find((s) => s.metadata.uid === v1!.metadata.uid);
+    assert.equal(reused?.spec.replicas, 2);
+    assert.equal(reused?.metadata.annotations?.[REVISION_ANNOTATION], '3');
+  });
+
+  it('keeps only revisionHistoryLimit old sets', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'hist', { replicas: 1, revisionHistoryLimit: 1 }));
+    await ready('hist', 1);
+    for (const tag of ['3.9', '3.8', '3.7']) {
+      await setImage('hist', `registry.k8s.io/pause:${tag}`);
+      await ready('hist', 1);
+    }
+    await waitFor('old sets beyond the limit to be deleted', async () => (await sets('hist')).length === 2);
+  });
+
+  it('pauses: template changes wait, scaling still applies', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'pause', { replicas: 2 }));
+    await ready('pause', 2);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { paused: true } });
+    await setImage('pause', 'registry.k8s.io/pause:3.9');
+    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { replicas: 3 } });
+    await waitFor('scaling while paused', async () => (await livePods('pause')).length === 3);
+    const paused = await waitFor('Progressing Unknown/DeploymentPaused', async () => {
+      const d = await get('pause');
+      return d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
+        ? d
+        : undefined;
+    });
+    assert.equal(paused.status?.ready, false);
+    assert.equal((await sets('pause')).length, 1, 'no new set while paused');
+    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { paused: false } });
+    await ready('pause', 3);
+    assert.ok(
+      (await livePods('pause')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
+    );
+  });
+
+  it('a spec the schema cannot catch (pods never become Ready) ends in ProgressDeadlineExceeded, not a crash loop', async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'stuck', {
+        replicas: 2,
+        progressDeadlineSeconds: 3,
+        template: {
+          metadata: { labels: { app: 'stuck' } },
+          spec: {
+            nodeSelector: { 'no-such-node': 'true' },
+            containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+          },
+        },
+      }),
+    );
+    const progressing = await waitFor('Progressing to become True first', async () => {
+      const d = await get('stuck');
+      return d.status?.conditions?.find((c) => c.type === 'Progressing' && c.status === 'True');
+    });
+    assert.ok(progressing);
+    const exceeded = await waitFor(
+      'ProgressDeadlineExceeded',
+      async () => {
+        const d = await get('stuck');
+        const c = d.status?.conditions?.find((x) => x.type === 'Progressing');
+        return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? d : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(exceeded.status?.ready, false);
+    assert.equal(exceeded.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+  });
+
+  describe('the CRD rejects bad input with readable messages', () => {
+    const rejects = async (name: string, spec: Partial<Spec>, pattern: RegExp) => {
+      await assert.rejects(client.create(BASIC_DEPLOYMENT, deployment(ns, name, spec)), (err: Error) => {
+        assert.match(err.message, pattern);
+        return true;
+      });
+    };
+    it('selector must match the template labels', () =>
+      rejects('bad-selector', { selector: { matchLabels: { app: 'other' } } }, /selector.*template/i));
+    it('replicas must be >= 0', () =>
+      rejects('bad-replicas', { replicas: -1 }, /replicas.*(greater than or equal to 0|>= 0)/i));
+    it('maxSurge and maxUnavailable may not both be zero', () =>
+      rejects(
+        'bad-zero',
+        { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: '0%' } } },
+        /maxSurge.*maxUnavailable|both/i,
+      ));
+    it('percentages must look like N%', () =>
+      rejects(
+        'bad-percent',
+        { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'lots' } } },
+        /maxSurge/,
+      ));
+    it('Recreate takes no rollingUpdate', () =>
+      rejects(
+        'bad-recreate',
+        { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } },
+        /Recreate|rollingUpdate/,
+      ));
+    it('the selector is immutable', async () => {
+      await client.create(BASIC_DEPLOYMENT, deployment(ns, 'immutable', { replicas: 0 }));
+      await assert.rejects(
+        client.patch(BASIC_DEPLOYMENT, ns, 'immutable', 'merge', {
+          spec: {
+            selector: { matchLabels: { app: 'immutable', x: 'y' } },
+            template: { metadata: { labels: { app: 'immutable', x: 'y' } } },
+          },
+        }),
+        /immutable/i,
+      );
+    });
+  });
+});

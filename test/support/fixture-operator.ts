@@ -1,0 +1,139 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { isNotFound } from '../../src/runtime/client/errors.ts';
+import { CoreTypes } from '../../src/runtime/client/resource.ts';
+import type { Predicate } from '../../src/runtime/controller/predicates.ts';
+import type { ReconcileContext, Request } from '../../src/runtime/controller/reconciler.ts';
+import { errorMessage } from '../../src/runtime/log.ts';
+import { ConfigError, parseConfig } from '../../src/runtime/manager/config.ts';
+import { Manager } from '../../src/runtime/manager/manager.ts';
+
+/**
+ * A stand-in operator for process-level tests (leader election, graceful shutdown): the same entry
+ * shape as src/main.ts (parseConfig, new Manager, SIGTERM -> manager.stop() then exit 0) with two
+ * test controllers instead of the real ones. Run it as
+ *   node test/support/fixture-operator.ts --kubeconfig ... --namespaces ns [manager flags]
+ * Logs are the manager's JSON lines on stdout; tests read identities, ports and progress from them.
+ *
+ * - "marker" reconciles ConfigMaps labelled test=marker by stamping MARKER_ANNOTATION with this
+ *   process's leader-election identity, so a test can see which replica reconciled what.
+ * - "slow" reconciles ConfigMaps labelled test=slow: logs SLOW_STARTED, waits
+ *   $FIXTURE_SLOW_RECONCILE_MS (default 2000), stamps DONE_ANNOTATION, logs SLOW_FINISHED.
+ */
+
+export const MARKER_ANNOTATION = 'test.basicoperator.dev/reconciled-by';
+export const DONE_ANNOTATION = 'test.basicoperator.dev/done-by';
+export const FIXTURE_STARTED = 'fixture operator starting';
+export const SLOW_STARTED = 'fixture slow reconcile started';
+export const SLOW_FINISHED = 'fixture slow reconcile finished';
+
+function labelled(value: string): Predicate {
+  const matches = (obj: { metadata?: { labels?: Record<string, string> } }) =>
+    obj.metadata?.labels?.test === value;
+  return { create: matches, update: (_old, obj) => matches(obj), delete: matches };
+}
+
+async function stamp(
+  manager: Manager,
+  request: Request,
+  annotation: string,
+  value: string,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    await manager.client.patch(
+      CoreTypes.ConfigMap,
+      request.namespace,
+      request.name,
+      'merge',
+      { metadata: { annotations: { [annotation]: value } } },
+      { signal },
+    );
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+function registerFixtureControllers(manager: Manager): void {
+  const identity = manager.config.leaderElection.identity;
+  const configMaps = manager.cache.informerFor<V1ConfigMap>(CoreTypes.ConfigMap);
+  const slowMs = Number(process.env.FIXTURE_SLOW_RECONCILE_MS ?? 2000);
+
+  manager
+    .controller('marker')
+    .for(CoreTypes.ConfigMap, labelled('marker'))
+    .complete({
+      async reconcile(request: Request, ctx: ReconcileContext) {
+        const cm = configMaps.get(request.namespace, request.name);
+        if (!cm || cm.metadata?.annotations?.[MARKER_ANNOTATION] === identity) return undefined;
+        await stamp(manager, request, MARKER_ANNOTATION, identity, ctx.signal);
+        ctx.log.info('fixture marked', { configMap: request.name });
+        return undefined;
+      },
+    });
+
+  manager
+    .controller('slow')
+    .for(CoreTypes.ConfigMap, labelled('slow'))
+    .complete({
+      async reconcile(request: Request, ctx: ReconcileContext) {
+        const cm = configMaps.get(request.namespace, request.name);
+        if (!cm || cm.metadata?.annotations?.[DONE_ANNOTATION]) return undefined;
+        ctx.log.info(SLOW_STARTED, { configMap: request.name });
+        // Only a lost lease aborts the signal; a graceful shutdown lets this finish.
+        await delay(slowMs, undefined, { signal: ctx.signal });
+        await stamp(manager, request, DONE_ANNOTATION, ctx.reconcileId, ctx.signal);
+        ctx.log.info(SLOW_FINISHED, { configMap: request.name });
+        return undefined;
+      },
+    });
+}
+
+async function main(argv: string[]): Promise<number> {
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`fixture-operator: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (config === 'help') return 0;
+  const manager = new Manager(config);
+  manager.log.info(FIXTURE_STARTED, { identity: config.leaderElection.identity, pid: process.pid });
+  registerFixtureControllers(manager);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    manager.log.info('received signal', { signal });
+    manager.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        manager.log.error('shutdown failed', { error: errorMessage(err) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  await manager.start();
+  return -1; // keep running
+}
+
+// Tests import the names above; only running the file starts an operator.
+if (import.meta.main) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      if (code >= 0) process.exit(code);
+    },
+    (err: unknown) => {
+      process.stderr.write(
+        `fixture-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

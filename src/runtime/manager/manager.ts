@@ -60,7 +60,11 @@ export class Manager implements ControllerHost {
       },
     });
     collectDefaultMetrics({ register: this.registry });
-    this.events = new ApiEventRecorder({ client: this.client, log: this.log.child({ component: 'events' }) });
+    // Events get a client with a budget of their own, as kube-controller-manager's event broadcaster
+    // does, so a burst of Events never slows the controllers' own writes.
+    const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
+    const eventClient = new KubeClient(kc, { throttle: eventThrottle, userAgent: 'basic-operator/events' });
+    this.events = new ApiEventRecorder({ client: eventClient, log: this.log.child({ component: 'events' }) });
   }
 
   controller(name: string): ControllerBuilder {

@@ -1,0 +1,271 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import { runOk } from '../e2e/providers/exec.ts';
+import { selectProvider } from '../e2e/providers/index.ts';
+import { KCM_BURST, KCM_QPS } from '../e2e/providers/local/index.ts';
+import { BASIC_DEPLOYMENT, type BasicDeployment } from '../src/apis/index.ts';
+import { KubeClient } from '../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../src/runtime/client/resource.ts';
+import { TokenBucket } from '../src/runtime/queue/index.ts';
+
+/**
+ * Side-by-side benchmark in one run on the local cluster: N BasicDeployments of R replicas handled
+ * by the operator, and the same workload as apps/v1 Deployments handled by kube-controller-manager,
+ * both with the same client QPS budget; plus the raw pod-create throughput of the API server.
+ *
+ *   npm run bench -- --deployments 100 --replicas 10
+ */
+const { values } = parseArgs({
+  options: {
+    deployments: { type: 'string', default: '100' },
+    replicas: { type: 'string', default: '10' },
+    qps: { type: 'string', default: String(KCM_QPS) },
+    burst: { type: 'string', default: String(KCM_BURST) },
+    'raw-pods': { type: 'string', default: '1000' },
+    timeout: { type: 'string', default: '1800' },
+  },
+});
+const N = Number(values.deployments);
+const R = Number(values.replicas);
+const QPS = Number(values.qps);
+const BURST = Number(values.burst);
+const TIMEOUT_MS = Number(values.timeout) * 1000;
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const info = await selectProvider().up();
+const kc = new KubeConfig();
+kc.loadFromFile(info.kubeconfig);
+const client = new KubeClient(kc, { userAgent: 'basic-operator-bench' });
+const kubectl = (args: string[]) => runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, ...args]);
+await kubectl(['apply', '--server-side', '--force-conflicts', '-f', 'config/crd/bases/']);
+await kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', 'config/crd/bases/']);
+
+const podTemplate = (app: string) => ({
+  metadata: { labels: { app } },
+  spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+});
+
+async function freshNamespace(name: string): Promise<void> {
+  await client.delete(CoreTypes.Namespace, undefined, name).catch(() => undefined);
+  for (;;) {
+    try {
+      await client.get(CoreTypes.Namespace, undefined, name);
+      await sleep(1000);
+    } catch {
+      break;
+    }
+  }
+  await client.create(CoreTypes.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  for (;;) {
+    try {
+      await client.get(CoreTypes.ServiceAccount, name, 'default');
+      return;
+    } catch {
+      await sleep(200);
+    }
+  }
+}
+
+async function parallel<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+/** Counts pod creations as the API server publishes them. */
+function watchPodCreates(namespace: string, signal: AbortSignal) {
+  const times: number[] = [];
+  void (async () => {
+    let rv = (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
+    while (!signal.aborted) {
+      try {
+        for await (const e of client.watch<V1Pod>(CoreTypes.Pod, { namespace, resourceVersion: rv, signal, timeoutSeconds: 600 })) {
+          if (e.type === 'ADDED') times.push(Date.now());
+          rv = e.object.metadata?.resourceVersion ?? rv;
+        }
+      } catch {
+        if (signal.aborted) return;
+      }
+    }
+  })();
+  return times;
+}
+
+function rate(times: number[]): number {
+  if (times.length < 2) return 0;
+  return (times.length - 1) / ((times[times.length - 1]! - times[0]!) / 1000);
+}
+
+async function rawLimit(pods: number): Promise<{ throttled: number; unthrottled: number }> {
+  const ns = 'bench-raw';
+  const run = async (throttle: TokenBucket | undefined) => {
+    await freshNamespace(ns);
+    const c = new KubeClient(kc, { throttle, userAgent: 'bench-raw' });
+    const started = Date.now();
+    await parallel([...Array(pods).keys()], 32, (i) =>
+      c.create<V1Pod>(CoreTypes.Pod, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `raw-${i}`, namespace: ns },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      }),
+    );
+    return pods / ((Date.now() - started) / 1000);
+  };
+  const throttled = await run(new TokenBucket(QPS, BURST));
+  const unthrottled = await run(undefined);
+  await client.delete(CoreTypes.Namespace, undefined, ns).catch(() => undefined);
+  return { throttled, unthrottled };
+}
+
+interface SideResult {
+  seconds: number;
+  podsPerSecond: number;
+  peakRssMiB?: number;
+  cpuSeconds?: number;
+}
+
+async function waitAllReady(list: () => Promise<number>): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  let last = -1;
+  for (;;) {
+    const readyCount = await list();
+    if (readyCount !== last) {
+      log(`  ${readyCount}/${N} ready`);
+      last = readyCount;
+    }
+    if (readyCount === N) return;
+    if (Date.now() > deadline) throw new Error(`timed out with ${readyCount}/${N} ready`);
+    await sleep(1000);
+  }
+}
+
+async function kcmSide(): Promise<SideResult> {
+  const ns = 'bench-kcm';
+  await freshNamespace(ns);
+  const stop = new AbortController();
+  const creates = watchPodCreates(ns, stop.signal);
+  await sleep(500);
+  const started = Date.now();
+  await parallel([...Array(N).keys()], 16, (i) =>
+    client.create<V1Deployment>(CoreTypes.Deployment, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: `d-${i}`, namespace: ns },
+      spec: { replicas: R, selector: { matchLabels: { app: `d-${i}` } }, template: podTemplate(`d-${i}`) },
+    }),
+  );
+  await waitAllReady(async () => {
+    const items = (await client.list<V1Deployment>(CoreTypes.Deployment, { namespace: ns })).items;
+    return items.filter(
+      (d) =>
+        d.status?.observedGeneration === d.metadata?.generation &&
+        d.status?.availableReplicas === R &&
+        d.status?.updatedReplicas === R &&
+        d.status?.replicas === R,
+    ).length;
+  });
+  const seconds = (Date.now() - started) / 1000;
+  stop.abort();
+  return { seconds, podsPerSecond: rate(creates) };
+}
+
+function procStats(pid: number): { rssPeakKiB: number; cpuTicks: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { rssPeakKiB: hwm, cpuTicks: Number(stat[11]) + Number(stat[12]) };
+}
+
+async function operatorSide(): Promise<SideResult> {
+  const ns = 'bench-op';
+  await freshNamespace(ns);
+  const operator = spawn(
+    process.execPath,
+    [
+      'src/main.ts',
+      '--kubeconfig',
+      info.kubeconfig,
+      '--namespaces',
+      ns,
+      '--kube-api-qps',
+      String(QPS),
+      '--kube-api-burst',
+      String(BURST),
+      '--metrics-bind-address',
+      '127.0.0.1:18080',
+      '--health-probe-bind-address',
+      '127.0.0.1:18081',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  try {
+    for (;;) {
+      const ok = await fetch('http://127.0.0.1:18081/readyz').then((r) => r.ok, () => false);
+      if (ok) break;
+      await sleep(200);
+    }
+    const before = procStats(operator.pid!);
+    const stop = new AbortController();
+    const creates = watchPodCreates(ns, stop.signal);
+    await sleep(500);
+    const started = Date.now();
+    await parallel([...Array(N).keys()], 16, (i) =>
+      client.create<BasicDeployment>(BASIC_DEPLOYMENT, {
+        apiVersion: BASIC_DEPLOYMENT.apiVersion,
+        kind: BASIC_DEPLOYMENT.kind,
+        metadata: { name: `d-${i}`, namespace: ns },
+        spec: { replicas: R, selector: { matchLabels: { app: `d-${i}` } }, template: podTemplate(`d-${i}`) },
+      }),
+    );
+    await waitAllReady(async () => {
+      const items = (await client.list<BasicDeployment>(BASIC_DEPLOYMENT, { namespace: ns })).items;
+      return items.filter((d) => d.status?.ready === true && d.status.observedGeneration === d.metadata.generation).length;
+    });
+    const seconds = (Date.now() - started) / 1000;
+    stop.abort();
+    const after = procStats(operator.pid!);
+    return {
+      seconds,
+      podsPerSecond: rate(creates),
+      peakRssMiB: after.rssPeakKiB / 1024,
+      cpuSeconds: (after.cpuTicks - before.cpuTicks) / 100,
+    };
+  } finally {
+    operator.kill('SIGTERM');
+  }
+}
+
+log(`workload: ${N} deployments x ${R} replicas; client budget ${QPS} qps / ${BURST} burst on both sides`);
+log('measuring the raw pod-create limit');
+const raw = await rawLimit(Math.min(Number(values['raw-pods']), N * R));
+log('apps/v1 Deployments with kube-controller-manager');
+const kcm = await kcmSide();
+await client.delete(CoreTypes.Namespace, undefined, 'bench-kcm').catch(() => undefined);
+log('BasicDeployments with basic-operator');
+const op = await operatorSide();
+await client.delete(CoreTypes.Namespace, undefined, 'bench-op').catch(() => undefined);
+
+const f = (n: number, d = 1) => n.toFixed(d);
+const table = [
+  `| workload | side | time to all ready (s) | pods created/s | peak RSS (MiB) | CPU (s) |`,
+  `|---|---|---|---|---|---|`,
+  `| ${N}x${R} | kube-controller-manager | ${f(kcm.seconds)} | ${f(kcm.podsPerSecond)} | | |`,
+  `| ${N}x${R} | basic-operator | ${f(op.seconds)} | ${f(op.podsPerSecond)} | ${f(op.peakRssMiB ?? 0)} | ${f(op.cpuSeconds ?? 0)} |`,
+  '',
+  `time ratio operator/KCM: ${f(op.seconds / kcm.seconds, 2)} (goal <= 1.00)`,
+  `raw pod-create limit (plain client loop, ${QPS} qps budget): ${f(raw.throttled)} pods/s; unthrottled: ${f(raw.unthrottled)} pods/s`,
+  `operator pods/s vs raw limit: ${f((op.podsPerSecond / raw.throttled) * 100, 0)}% (goal >= 80%)`,
+];
+process.stdout.write(`${table.join('\n')}\n`);
+process.exit(0);

@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { HttpMethod, type KubeConfig, RequestContext } from '@kubernetes/client-node';
-import { type Dispatcher, fetch } from 'undici';
+import type { RequestOptions as HttpsRequestOptions } from 'node:https';
+import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
+import { Agent, fetch } from 'undici';
 import { ApiError } from './errors.ts';
 import type { KubeObject, ObjectList } from './object.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
@@ -98,6 +99,7 @@ export class KubeClient {
   private readonly throttle: RequestThrottle | undefined;
   private readonly userAgent: string;
   private readonly defaultTimeoutMs: number;
+  private cachedAuth: { headers: Record<string, string>; dispatcher: Agent; at: number } | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -109,9 +111,41 @@ export class KubeClient {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
   }
 
+  /**
+   * Credentials and one keep-alive connection pool for the whole client. (@kubernetes/client-node's
+   * own request path builds a new agent, and so a new TLS connection, for every request.) Headers are
+   * re-read every minute and after a 401, so rotating tokens (in-cluster, exec plugins) keep working.
+   */
+  private async auth(): Promise<{ headers: Record<string, string>; dispatcher: Agent; at: number }> {
+    const cached = this.cachedAuth;
+    if (cached && Date.now() - cached.at < 60_000) return cached;
+    const opts: HttpsRequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(opts.headers ?? {})) {
+      if (value !== undefined) headers[key] = String(value);
+    }
+    const dispatcher =
+      cached?.dispatcher ??
+      new Agent({
+        connections: 64,
+        keepAliveTimeout: 60_000,
+        connect: {
+          ca: opts.ca,
+          cert: opts.cert,
+          key: opts.key,
+          rejectUnauthorized: opts.rejectUnauthorized,
+          servername: opts.servername ?? undefined,
+        },
+      });
+    this.cachedAuth = { headers, dispatcher, at: Date.now() };
+    return this.cachedAuth;
+  }
+
   async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.send(method, path, options, options.timeoutMs ?? this.defaultTimeoutMs);
     const text = await response.text();
+    if (response.status === 401 && this.cachedAuth) this.cachedAuth.at = 0;
     if (!response.ok) throw toApiError(response.status, text, method, path);
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -249,9 +283,8 @@ export class KubeClient {
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
     }
-    const context = new RequestContext(url.toString(), method);
-    await this.kubeConfig.applySecurityAuthentication(context);
-    const headers: Record<string, string> = { ...context.getHeaders(), Accept: 'application/json' };
+    const auth = await this.auth();
+    const headers: Record<string, string> = { ...auth.headers, Accept: 'application/json' };
     headers['User-Agent'] = this.userAgent;
     let body: string | undefined;
     if (options.body !== undefined) {
@@ -265,7 +298,7 @@ export class KubeClient {
       method,
       headers,
       body,
-      dispatcher: context.getDispatcher() as Dispatcher | undefined,
+      dispatcher: auth.dispatcher,
       signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
     });
   }

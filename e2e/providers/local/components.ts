@@ -10,8 +10,8 @@ import { toolchainPaths } from './toolchain.ts';
  */
 type Component = 'kube-apiserver' | 'etcd' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok-controller';
 
-function pidOf(component: Component): number {
-  return Number(readFileSync(join(clusterDir(), 'pids', `${component}.pid`), 'utf8').trim());
+function pidOf(component: Component, cluster = CLUSTER_NAME): number {
+  return Number(readFileSync(join(clusterDir(cluster), 'pids', `${component}.pid`), 'utf8').trim());
 }
 
 export function commandLine(pid: number): string[] {
@@ -45,14 +45,15 @@ async function waitUntil(
  * its lease) come back too.
  */
 export async function restartComponent(
+  cluster: string,
   component: Component,
   whileDown: () => Promise<void> = async () => {},
 ): Promise<void> {
-  const pid = pidOf(component);
+  const pid = pidOf(component, cluster);
   process.kill(pid, 'SIGKILL');
   await waitUntil(() => !alive(pid), 30_000, `${component} to stop`);
   await whileDown();
-  await startStoppedComponents();
+  await startStoppedComponents(cluster);
 }
 
 const COMPONENTS: Component[] = [
@@ -63,10 +64,10 @@ const COMPONENTS: Component[] = [
   'kwok-controller',
 ];
 
-export function stoppedComponents(): Component[] {
+export function stoppedComponents(cluster = CLUSTER_NAME): Component[] {
   return COMPONENTS.filter((c) => {
     try {
-      return !alive(pidOf(c));
+      return !alive(pidOf(c, cluster));
     } catch {
       return true;
     }
@@ -74,15 +75,15 @@ export function stoppedComponents(): Component[] {
 }
 
 /** `kwokctl start cluster` starts only the components that are not running. */
-export async function startStoppedComponents(): Promise<void> {
-  if (stoppedComponents().length === 0) return;
-  await runOk(toolchainPaths().kwokctl, ['--name', CLUSTER_NAME, 'start', 'cluster'], {
+export async function startStoppedComponents(cluster = CLUSTER_NAME): Promise<void> {
+  if (stoppedComponents(cluster).length === 0) return;
+  await runOk(toolchainPaths().kwokctl, ['--name', cluster, 'start', 'cluster'], {
     env: { KWOK_WORKDIR: kwokWorkdir() },
   });
 }
 
-export function etcdEndpoint(): string {
-  const flag = commandLine(pidOf('kube-apiserver')).find((a) => a.startsWith('--etcd-servers='));
+export function etcdEndpoint(cluster = CLUSTER_NAME): string {
+  const flag = commandLine(pidOf('kube-apiserver', cluster)).find((a) => a.startsWith('--etcd-servers='));
   if (!flag) throw new Error('cannot find --etcd-servers on the kube-apiserver command line');
   return flag.slice('--etcd-servers='.length);
 }

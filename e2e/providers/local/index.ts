@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
@@ -10,6 +10,9 @@ export const CLUSTER_NAME = 'basic-operator';
 /** kube-controller-manager's client budget; the operator gets the same in benchmarks. */
 export const KCM_QPS = 100;
 export const KCM_BURST = 150;
+/** The scheduler must not be the bottleneck of either side of the benchmark. */
+const SCHEDULER_QPS = 1000;
+const SCHEDULER_BURST = 2000;
 
 function say(message: string): void {
   process.stderr.write(`[cluster:local] ${message}\n`);
@@ -19,42 +22,72 @@ export function kwokWorkdir(): string {
   return join(cacheRoot(), 'kwok');
 }
 
-export function clusterDir(): string {
-  return join(kwokWorkdir(), 'clusters', CLUSTER_NAME);
+export function clusterDir(cluster = CLUSTER_NAME): string {
+  return join(kwokWorkdir(), 'clusters', cluster);
 }
 
-export function localKubeconfig(): string {
-  return join(cacheRoot(), 'kubeconfig');
+export function localKubeconfig(cluster = CLUSTER_NAME): string {
+  return join(cacheRoot(), cluster === CLUSTER_NAME ? 'kubeconfig' : `kubeconfig-${cluster}`);
+}
+
+/** Serializes cluster set-up across processes (test files may call up() at the same time). */
+async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const lock = join(kwokWorkdir(), `${name}.lock`);
+  mkdirSync(kwokWorkdir(), { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 5 * 60_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the cluster lock ${lock}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /**
  * A real control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler) built from
  * upstream sources, with kwok simulating the nodes, run as local processes by `kwokctl --runtime binary`.
+ * `cluster` names it: tests that kill control-plane components get a cluster of their own.
  */
 export class LocalProvider implements ClusterProvider {
   readonly name = 'local' as const;
+  readonly cluster: string;
   private tools: Toolchain = toolchainPaths();
 
+  constructor(cluster = CLUSTER_NAME) {
+    this.cluster = cluster;
+  }
+
   private kwokctl(args: string[], inherit = false) {
-    return run(this.tools.kwokctl, ['--name', CLUSTER_NAME, ...args], {
+    return run(this.tools.kwokctl, ['--name', this.cluster, ...args], {
       env: { KWOK_WORKDIR: kwokWorkdir() },
       inherit,
     });
   }
 
   private kubectl(args: string[], input?: string) {
-    return runOk(this.tools.kubectl, ['--kubeconfig', localKubeconfig(), ...args], { input });
+    return runOk(this.tools.kubectl, ['--kubeconfig', localKubeconfig(this.cluster), ...args], { input });
   }
 
-  private async exists(): Promise<boolean> {
-    return existsSync(join(clusterDir(), 'kwok.yaml'));
+  private exists(): boolean {
+    return existsSync(join(clusterDir(this.cluster), 'kwok.yaml'));
   }
 
   private async serverVersion(): Promise<string | undefined> {
-    if (!existsSync(localKubeconfig()) || !existsSync(this.tools.kubectl)) return undefined;
+    const kubeconfig = localKubeconfig(this.cluster);
+    if (!existsSync(kubeconfig) || !existsSync(this.tools.kubectl)) return undefined;
     const result = await run(this.tools.kubectl, [
       '--kubeconfig',
-      localKubeconfig(),
+      kubeconfig,
       'version',
       '-o',
       'json',
@@ -72,8 +105,8 @@ export class LocalProvider implements ClusterProvider {
   private info(serverVersion: string): ClusterInfo {
     return {
       provider: 'local',
-      name: CLUSTER_NAME,
-      kubeconfig: localKubeconfig(),
+      name: this.cluster,
+      kubeconfig: localKubeconfig(this.cluster),
       kubectl: this.tools.kubectl,
       helm: this.tools.helm,
       serverVersion,
@@ -88,43 +121,59 @@ export class LocalProvider implements ClusterProvider {
   async up(): Promise<ClusterInfo> {
     const started = Date.now();
     this.tools = await ensureToolchain();
-    mkdirSync(kwokWorkdir(), { recursive: true });
-    let version = await this.serverVersion();
-    if (version && stoppedComponents().length > 0) {
-      say(`restarting stopped components: ${stoppedComponents().join(', ')}`);
-      await startStoppedComponents();
-    }
-    if (!version) {
-      if (await this.exists()) {
-        say('starting the existing cluster');
-        const result = await this.kwokctl(['start', 'cluster', '--kubeconfig', localKubeconfig()], true);
-        if (result.code !== 0) {
-          say('the existing cluster did not start; recreating it');
-          await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig()]);
-          await this.create();
-        }
-      } else {
-        await this.create();
+    const version = await withLock(this.cluster, async () => {
+      const argsFile = join(clusterDir(this.cluster), 'basic-operator-args.json');
+      const wanted = JSON.stringify(this.createArgs());
+      if (this.exists() && (!existsSync(argsFile) || readFileSync(argsFile, 'utf8') !== wanted)) {
+        say(`cluster ${this.cluster} was created with other settings; recreating it`);
+        await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
       }
-      version = await this.waitForServer();
-    }
-    await this.applyFixtures();
+      if (!this.exists()) {
+        await this.create();
+        writeFileSync(argsFile, wanted);
+      } else if (stoppedComponents(this.cluster).length > 0) {
+        say(`starting stopped components: ${stoppedComponents(this.cluster).join(', ')}`);
+        await startStoppedComponents(this.cluster);
+      }
+      const v = await this.waitForServer();
+      await this.applyFixtures();
+      return v;
+    });
     say(
-      `cluster ${CLUSTER_NAME} is up (${version}) in ${((Date.now() - started) / 1000).toFixed(1)}s; KUBECONFIG=${localKubeconfig()}`,
+      `cluster ${this.cluster} is up (${version}) in ${((Date.now() - started) / 1000).toFixed(1)}s; KUBECONFIG=${localKubeconfig(this.cluster)}`,
     );
     return this.info(version);
   }
 
-  private async create(): Promise<void> {
-    say('creating the cluster with kwokctl --runtime binary');
+  /**
+   * Component flags as a kwokctl configuration file (several --extra-args for more than one
+   * component make kwokctl v0.8.0 panic).
+   */
+  private configFile(): string {
+    const file = join(kwokWorkdir(), 'basic-operator-kwokctl.yaml');
+    const patch = (name: string, args: Record<string, number>) =>
+      `- name: ${name}\n  extraArgs:\n${Object.entries(args)
+        .map(([key, value]) => `  - key: ${key}\n    value: "${value}"\n`)
+        .join('')}`;
+    mkdirSync(kwokWorkdir(), { recursive: true });
+    writeFileSync(
+      file,
+      [
+        'apiVersion: config.kwok.x-k8s.io/v1alpha1',
+        'kind: KwokctlConfiguration',
+        'componentsPatches:',
+        patch('kube-controller-manager', { 'kube-api-qps': KCM_QPS, 'kube-api-burst': KCM_BURST }),
+        patch('kube-scheduler', { 'kube-api-qps': SCHEDULER_QPS, 'kube-api-burst': SCHEDULER_BURST }),
+      ].join('\n'),
+    );
+    return file;
+  }
+
+  private createArgs(): string[] {
     const t = this.tools;
-    const args = [
-      'create',
-      'cluster',
+    return [
       '--runtime',
       'binary',
-      '--kubeconfig',
-      localKubeconfig(),
       '--kube-apiserver-binary',
       t.kubeApiserver,
       '--kube-controller-manager-binary',
@@ -135,18 +184,29 @@ export class LocalProvider implements ClusterProvider {
       t.etcd,
       '--kwok-controller-binary',
       t.kwok,
-      '--extra-args',
-      `kube-controller-manager=kube-api-qps=${KCM_QPS}`,
-      '--extra-args',
-      `kube-controller-manager=kube-api-burst=${KCM_BURST}`,
+      '--config',
+      this.configFile(),
+    ];
+  }
+
+  private async create(): Promise<void> {
+    say(`creating the cluster ${this.cluster} with kwokctl --runtime binary`);
+    mkdirSync(kwokWorkdir(), { recursive: true });
+    const args = [
+      'create',
+      'cluster',
+      ...this.createArgs(),
+      '--kubeconfig',
+      localKubeconfig(this.cluster),
       '--wait',
       '3m',
     ];
     const result = await this.kwokctl(args, true);
-    if (result.code !== 0)
+    if (result.code !== 0) {
       throw new Error(
-        `kwokctl create cluster failed (exit ${result.code}); logs are in ${clusterDir()}/logs`,
+        `kwokctl create cluster failed (exit ${result.code}); logs are in ${clusterDir(this.cluster)}/logs`,
       );
+    }
   }
 
   private async waitForServer(): Promise<string> {
@@ -156,7 +216,7 @@ export class LocalProvider implements ClusterProvider {
       if (version) return version;
       await new Promise((r) => setTimeout(r, 500));
     }
-    throw new Error(`the API server did not answer within 2 minutes; see ${clusterDir()}/logs`);
+    throw new Error(`the API server did not answer within 2 minutes; see ${clusterDir(this.cluster)}/logs`);
   }
 
   /** Nodes, storage, and the default ServiceAccount pods need (written by the serviceaccount controller). */
@@ -197,18 +257,15 @@ export class LocalProvider implements ClusterProvider {
   }
 
   async down(): Promise<void> {
-    if (!(await this.exists())) {
-      say('no local cluster to delete');
+    if (!this.exists()) {
+      say(`no local cluster ${this.cluster} to delete`);
       return;
     }
-    const result = await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig()], true);
+    const result = await this.kwokctl(
+      ['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)],
+      true,
+    );
     if (result.code !== 0) throw new Error(`kwokctl delete cluster failed (exit ${result.code})`);
-    say(`cluster ${CLUSTER_NAME} deleted`);
-  }
-
-  /** Ports and pids of the running components, for tests that restart them. */
-  componentPid(component: 'kube-apiserver' | 'etcd' | 'kube-controller-manager'): number | undefined {
-    const file = join(clusterDir(), 'pids', `${component}.pid`);
-    return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : undefined;
+    say(`cluster ${this.cluster} deleted`);
   }
 }

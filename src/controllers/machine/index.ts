@@ -1,0 +1,55 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
+import { CoreTypes } from '../../runtime/client/resource.ts';
+import type { Predicate } from '../../runtime/controller/predicates.ts';
+import type { Request } from '../../runtime/controller/reconciler.ts';
+import type { Manager } from '../../runtime/manager/manager.ts';
+import { MachineReconciler } from './reconciler.ts';
+
+export const CONTROLLER_NAME = 'machine';
+
+/**
+ * Machine updates worth a reconcile: a spec change (generation) or the start of deletion. Status
+ * writes (its own, and the VolumeBackup controller's condition) and finalizer edits are ignored.
+ */
+export const specOrDeletionChanged: Predicate = {
+  update: (oldObj, newObj) =>
+    oldObj.metadata?.generation !== newObj.metadata?.generation ||
+    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
+};
+
+/**
+ * Machine: one PersistentVolumeClaim per volume plus one Pod, all controlled by the Machine.
+ * Reconciles on spec changes and deletion (generation), on changes to its claims, pod and restore
+ * Jobs, and on changes to a VolumeBackup one of its volumes restores from.
+ */
+export function registerMachineController(manager: Manager): void {
+  const machines = manager.cache.informerFor<Machine>(MACHINE);
+  const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
+  const restoringFrom = (backup: VolumeBackup): Request[] => {
+    const namespace = backup.metadata.namespace ?? '';
+    return machines
+      .list({ namespace })
+      .filter((m) => m.spec.volumes?.some((v) => v.restoreFrom?.volumeBackup === backup.metadata.name))
+      .map((m) => ({ namespace, name: m.metadata.name ?? '' }));
+  };
+  manager
+    .controller(CONTROLLER_NAME)
+    .for(MACHINE, specOrDeletionChanged)
+    .owns(CoreTypes.PersistentVolumeClaim)
+    .owns(CoreTypes.Pod)
+    .owns(CoreTypes.Job)
+    .watches<VolumeBackup>(VOLUME_BACKUP, restoringFrom)
+    .complete(
+      new MachineReconciler({
+        client: manager.client,
+        machines,
+        pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
+        claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
+        backups,
+        events: manager.events,
+        copyImage: manager.config.backupJobImage,
+      }),
+    );
+}

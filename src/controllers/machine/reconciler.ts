@@ -1,0 +1,357 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { MACHINE, type Machine, type MachineVolume, type VolumeBackup } from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
+import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { EventRecorder } from '../../runtime/events/index.ts';
+import { findCondition } from '../../runtime/write/conditions.ts';
+import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { replaceStatus } from '../../runtime/write/status.ts';
+import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
+import {
+  claimName,
+  podName,
+  RESTORED_FROM_ANNOTATION,
+  ROLE_LABEL,
+  restoredFromValue,
+  restoreJobName,
+} from './names.ts';
+import { observePod } from './observe.ts';
+import { jobOutcome, type RestoreState, restoreState } from './restore.ts';
+import {
+  computeMachineStatus,
+  type MachineObservations,
+  type PodObservation,
+  VOLUMES_READY,
+  type VolumeObservation,
+} from './status.ts';
+
+export interface MachineDeps {
+  client: KubeClient;
+  machines: Informer<Machine>;
+  pods: Informer<V1Pod>;
+  claims: Informer<V1PersistentVolumeClaim>;
+  jobs: Informer<V1Job>;
+  backups: Informer<VolumeBackup>;
+  events: EventRecorder;
+  /** Image of the restore Jobs (the manager's --backup-job-image). */
+  copyImage: string;
+  now?: () => Date;
+}
+
+const onMachine = { regardingType: MACHINE };
+
+/**
+ * Realizes a Machine as one PersistentVolumeClaim per volume plus one Pod mounting them, all
+ * controlled by the Machine. Volumes with `restoreFrom` are filled by a restore Job before the pod
+ * starts. On deletion it stops the pod, keeps the claims, and reports Stopping then Stopped; it knows
+ * nothing about backups or finalizers, which are the VolumeBackup controller's business.
+ */
+export class MachineReconciler implements Reconciler {
+  private readonly deps: MachineDeps;
+
+  constructor(deps: MachineDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const machine = this.deps.machines.get(request.namespace, request.name);
+    if (!machine) return undefined;
+    await this.releaseFinishedRestorePods(machine, ctx);
+    if (isBeingDeleted(machine)) return this.stop(machine, ctx);
+
+    let requeue = false;
+    const volumeObservations: VolumeObservation[] = [];
+    for (const volume of volumes(machine)) {
+      const observation = await this.reconcileVolume(machine, volume, ctx);
+      if (!observation) requeue = true;
+      else volumeObservations.push(observation);
+    }
+    if (requeue) return { requeue: true };
+
+    const podObservation = await this.reconcilePod(machine, volumeObservations, ctx);
+    if (!podObservation) return { requeue: true };
+    await this.writeStatus(
+      machine,
+      {
+        generation: machine.metadata.generation,
+        deleting: false,
+        stopped: false,
+        volumes: volumeObservations,
+        pod: podObservation,
+      },
+      ctx,
+    );
+    return undefined;
+  }
+
+  /** Ensures the volume's claim (and its restore); undefined when the cache has to catch up first. */
+  private async reconcileVolume(
+    machine: Machine,
+    volume: MachineVolume,
+    ctx: ReconcileContext,
+  ): Promise<VolumeObservation | undefined> {
+    const ns = machine.metadata.namespace ?? '';
+    const name = claimName(machine, volume);
+    let claim = this.deps.claims.get(ns, name);
+    if (claim && !isControlledBy(claim, machine)) {
+      return {
+        name: volume.name,
+        claimName: name,
+        conflict: `claim ${name} exists and is not controlled by this Machine; delete or rename it`,
+        restore: { kind: 'none' },
+      };
+    }
+    if (!claim) {
+      claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
+      if (!claim) return undefined;
+      this.deps.events.event(machine, 'Normal', 'ClaimCreated', 'Create', `Created claim ${name}`, onMachine);
+    }
+    const restore = await this.reconcileRestore(machine, volume, claim, ctx);
+    return {
+      name: volume.name,
+      claimName: name,
+      claimPhase: claim.status?.phase ?? 'Pending',
+      restore,
+    };
+  }
+
+  /** Moves a restore along: start the Job, then mark the claim restored once it succeeded. */
+  private async reconcileRestore(
+    machine: Machine,
+    volume: MachineVolume,
+    claim: V1PersistentVolumeClaim,
+    ctx: ReconcileContext,
+  ): Promise<RestoreState> {
+    const source = volume.restoreFrom;
+    if (!source) return { kind: 'none' };
+    const ns = machine.metadata.namespace ?? '';
+    const jobName = restoreJobName(machine, volume);
+    const job = this.deps.jobs.get(ns, jobName);
+    if (job && !isControlledBy(job, machine)) {
+      return {
+        kind: 'failed',
+        reason: 'RestoreFailed',
+        message: `Job ${jobName} exists and is not controlled by this Machine; delete or rename it`,
+      };
+    }
+    const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
+    switch (state.kind) {
+      case 'start-job': {
+        const created = await this.create(
+          CoreTypes.Job,
+          desiredRestoreJob(machine, volume, state.backupClaimName, this.deps.copyImage),
+          ctx,
+        );
+        if (created) {
+          this.deps.events.event(
+            machine,
+            'Normal',
+            'RestoreStarted',
+            'Restore',
+            `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
+            onMachine,
+          );
+        }
+        return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
+      }
+      case 'job-succeeded': {
+        await this.deps.client.patch(
+          CoreTypes.PersistentVolumeClaim,
+          ns,
+          claim.metadata?.name ?? '',
+          'merge',
+          { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
+          { signal: ctx.signal },
+        );
+        this.deps.events.event(
+          machine,
+          'Normal',
+          'RestoreCompleted',
+          'Restore',
+          `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
+          onMachine,
+        );
+        return { kind: 'restored' };
+      }
+      case 'waiting':
+        if (state.reason === 'BackupNotFound' && this.conditionReason(machine) !== 'BackupNotFound') {
+          this.deps.events.event(machine, 'Warning', 'BackupNotFound', 'Restore', state.message, onMachine);
+        }
+        return state;
+      default:
+        return state;
+    }
+  }
+
+  /** Creates the pod once every claim exists and every restore is done; undefined to requeue. */
+  private async reconcilePod(
+    machine: Machine,
+    volumeObservations: readonly VolumeObservation[],
+    ctx: ReconcileContext,
+  ): Promise<PodObservation | undefined> {
+    const ns = machine.metadata.namespace ?? '';
+    const cached = this.deps.pods.get(ns, podName(machine));
+    const observation = observePod(machine, cached);
+    const volumesAllow = volumeObservations.every(
+      (v) => !v.conflict && (v.restore.kind === 'none' || v.restore.kind === 'restored'),
+    );
+    if (cached || !volumesAllow) return observation;
+    const pod = await this.create(CoreTypes.Pod, desiredPod(machine), ctx);
+    if (!pod) return undefined;
+    this.deps.events.event(
+      machine,
+      'Normal',
+      'PodCreated',
+      'Create',
+      `Created pod ${podName(machine)}`,
+      onMachine,
+    );
+    return observePod(machine, pod);
+  }
+
+  /** Deletion: stop the pod (and any restore still copying), keep the claims, report Stopped. */
+  private async stop(machine: Machine, ctx: ReconcileContext): Promise<Result | undefined> {
+    const ns = machine.metadata.namespace ?? '';
+    const name = podName(machine);
+    let pod = this.deps.pods.get(ns, name);
+    if (!pod) pod = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, name, ctx);
+    const ours = pod && isControlledBy(pod, machine) ? pod : undefined;
+    if (ours && !isBeingDeleted(ours)) {
+      await this.deleteQuietly(CoreTypes.Pod, ours, 'Background', ctx);
+      this.deps.events.event(machine, 'Normal', 'Stopping', 'Delete', `Deleting pod ${name}`, onMachine);
+    }
+    const copying = this.deps.jobs
+      .byOwner(machine.metadata.uid ?? '')
+      .filter((job) => isControlledBy(job, machine) && job.metadata?.labels?.[ROLE_LABEL] === 'restore')
+      .filter((job) => jobOutcome(job) === undefined);
+    for (const job of copying) {
+      // Foreground: the Job stays (and counts as running) until its pods are gone.
+      if (!isBeingDeleted(job)) await this.deleteQuietly(CoreTypes.Job, job, 'Foreground', ctx);
+    }
+    const stopped = !ours && copying.length === 0;
+    const observations: MachineObservations = {
+      generation: machine.metadata.generation,
+      deleting: true,
+      stopped,
+      volumes: volumes(machine).map((volume) => {
+        const claim = this.deps.claims.get(ns, claimName(machine, volume));
+        const phase = claim && isControlledBy(claim, machine) ? claim.status?.phase : undefined;
+        return {
+          name: volume.name,
+          claimName: claimName(machine, volume),
+          ...(phase !== undefined ? { claimPhase: phase } : {}),
+          restore: { kind: 'none' },
+        };
+      }),
+      pod: observePod(machine, ours),
+    };
+    await this.writeStatus(machine, observations, ctx);
+    return undefined;
+  }
+
+  /**
+   * Deletes the pods of finished restore Jobs (the Jobs stay, as the record). The PVC protection
+   * controller counts every scheduled pod that names a claim as a user, finished or not, so these
+   * pods would otherwise keep the backup claim and the Machine's claim from ever being deleted.
+   */
+  private async releaseFinishedRestorePods(machine: Machine, ctx: ReconcileContext): Promise<void> {
+    const finished = this.deps.jobs
+      .byOwner(machine.metadata.uid ?? '')
+      .filter((job) => job.metadata?.labels?.[ROLE_LABEL] === 'restore' && isControlledBy(job, machine))
+      .filter((job) => jobOutcome(job) !== undefined);
+    for (const job of finished) {
+      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
+        if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
+      }
+    }
+  }
+
+  private async writeStatus(
+    machine: Machine,
+    obs: MachineObservations,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const now = this.deps.now?.() ?? new Date();
+    // replaceStatus (PUT with resourceVersion, re-read on conflict) rather than a merge patch: the
+    // VolumeBackup controller writes its own condition into the same list, and a merge patch computed
+    // from a stale cached copy would replace the list and drop that condition.
+    const { changed, object } = await replaceStatus(
+      this.deps.client,
+      MACHINE,
+      machine,
+      (current) => computeMachineStatus(current.status, obs, now),
+      { signal: ctx.signal },
+    );
+    if (!changed) return;
+    const before = machine.status?.phase;
+    const after = object.status?.phase;
+    if (before === after || after === undefined) return;
+    ctx.log.info('machine phase changed', { from: before, to: after });
+    const ready = findCondition(object.status?.conditions, 'Ready');
+    if (after === 'Failed') {
+      this.deps.events.event(
+        machine,
+        'Warning',
+        ready?.reason ?? 'Failed',
+        'Reconcile',
+        ready?.message ?? 'failed',
+        onMachine,
+      );
+    } else if (after === 'Running' || after === 'Stopped') {
+      this.deps.events.event(machine, 'Normal', after, 'Reconcile', ready?.message ?? after, onMachine);
+    }
+  }
+
+  private conditionReason(machine: Machine): string | undefined {
+    return findCondition(machine.status?.conditions, VOLUMES_READY)?.reason;
+  }
+
+  /** Creates `obj`; undefined on AlreadyExists (the cache is behind: requeue and look again). */
+  private async create<T extends KubeObject>(
+    type: ResourceType,
+    obj: T,
+    ctx: ReconcileContext,
+  ): Promise<T | undefined> {
+    try {
+      return await this.deps.client.create<T>(type, obj, { signal: ctx.signal });
+    } catch (err) {
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async liveGet<T extends KubeObject>(
+    type: ResourceType,
+    ns: string,
+    name: string,
+    ctx: ReconcileContext,
+  ): Promise<T | undefined> {
+    try {
+      return await this.deps.client.get<T>(type, ns, name, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async deleteQuietly(
+    type: ResourceType,
+    obj: KubeObject,
+    propagationPolicy: 'Background' | 'Foreground',
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    try {
+      await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {
+        propagationPolicy,
+        preconditions: { uid: obj.metadata?.uid },
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}

@@ -1,0 +1,299 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import {
+  type BackupSourceVolume,
+  type Machine,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+  type VolumeBackupPhase,
+} from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import { isBeingDeleted } from '../../runtime/client/object.ts';
+import { CoreTypes } from '../../runtime/client/resource.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { EventRecorder } from '../../runtime/events/index.ts';
+import { findCondition } from '../../runtime/write/conditions.ts';
+import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { updateStatus } from '../../runtime/write/status.ts';
+import { desiredBackupClaim, desiredCopyJob } from './children.ts';
+import { backupClaimName, skipRequested } from './names.ts';
+import {
+  attemptsByVolume,
+  computeBackupStatus,
+  copyAttempt,
+  READY,
+  type RetryPolicy,
+  type VolumeProgress,
+  volumeProgress,
+} from './progress.ts';
+
+export interface VolumeBackupDeps {
+  client: KubeClient;
+  backups: Informer<VolumeBackup>;
+  machines: Informer<Machine>;
+  claims: Informer<V1PersistentVolumeClaim>;
+  jobs: Informer<V1Job>;
+  pods: Informer<V1Pod>;
+  events: EventRecorder;
+  /** Image of the copy Jobs (the manager's --backup-job-image). */
+  copyImage: string;
+  retry: RetryPolicy;
+  now?: () => Date;
+}
+
+const onBackup = { regardingType: VOLUME_BACKUP };
+/** How soon to look again when a claim of ours is still held by a namesake being deleted. */
+const NAMESAKE_RETRY_MS = 2000;
+
+type ClaimCheck = { ok: true } | { ok: false; failed: string } | { ok: false; retryInMs: number };
+
+/**
+ * Carries a VolumeBackup out: one backup claim per volume (owned by the VolumeBackup, so it lives as
+ * long as the backup does) and copy Jobs into it, retried with growing pauses up to a limit. Reports
+ * Pending, Running, then Completed or Failed; both are final. It also records, as the `Skipped`
+ * condition, that the Machine was let go without waiting (the skip-backup annotation).
+ */
+export class VolumeBackupReconciler implements Reconciler {
+  private readonly deps: VolumeBackupDeps;
+
+  constructor(deps: VolumeBackupDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const backup = this.deps.backups.get(request.namespace, request.name);
+    if (!backup || isBeingDeleted(backup)) return undefined;
+    const jobs = this.deps.jobs
+      .byOwner(backup.metadata.uid ?? '')
+      .filter((job) => isControlledBy(job, backup));
+    await this.releaseFinishedJobPods(jobs, ctx);
+    if (backup.status?.phase === 'Completed') return undefined;
+    const skipped = this.machineSkipsBackup(backup);
+    if (backup.status?.phase === 'Failed' && !skipped) return undefined;
+
+    const now = this.deps.now?.() ?? new Date();
+    const { progress, created, retryInMs } = skipped
+      ? { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined }
+      : await this.advance(backup, jobs, now, ctx);
+
+    const before = backup.status?.phase;
+    const { object } = await updateStatus(
+      this.deps.client,
+      VOLUME_BACKUP,
+      backup,
+      (current) =>
+        computeBackupStatus(
+          current,
+          { progress, jobCount: jobs.length + created, skipped, generation: current.metadata.generation },
+          now,
+        ),
+      { signal: ctx.signal },
+    );
+    this.reportPhaseChange(object, before, ctx);
+    return retryInMs === undefined ? undefined : { requeueAfterMs: Math.max(retryInMs, 1) };
+  }
+
+  private progressOf(backup: VolumeBackup, jobs: readonly V1Job[], now: Date): VolumeProgress[] {
+    const attempts = attemptsByVolume(jobs);
+    return backup.spec.volumes.map((volume) =>
+      volumeProgress(volume.name, attempts.get(volume.name) ?? [], this.deps.retry, now.getTime()),
+    );
+  }
+
+  /**
+   * Starts what is due: for each volume whose next attempt may start, its backup claim and copy Job.
+   * Returns the progress after that, how many Jobs it created, and when to look again (a retry
+   * waiting out its backoff, or a name still held by a namesake).
+   */
+  private async advance(
+    backup: VolumeBackup,
+    jobs: readonly V1Job[],
+    now: Date,
+    ctx: ReconcileContext,
+  ): Promise<{ progress: VolumeProgress[]; created: number; retryInMs: number | undefined }> {
+    const progress: VolumeProgress[] = [];
+    let created = 0;
+    let retryInMs: number | undefined;
+    const soonest = (ms: number) => {
+      retryInMs = retryInMs === undefined ? ms : Math.min(retryInMs, ms);
+    };
+    const current = this.progressOf(backup, jobs, now);
+    for (const [i, volume] of backup.spec.volumes.entries()) {
+      let p = current[i]!;
+      if (p.state === 'start') {
+        const claim = await this.ensureBackupClaim(backup, volume, ctx);
+        if ('failed' in claim) p = { volume: volume.name, state: 'failed', message: claim.failed };
+        else if ('retryInMs' in claim) soonest(claim.retryInMs);
+        else {
+          const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, ctx);
+          if (job === undefined) soonest(NAMESAKE_RETRY_MS);
+          else {
+            created++;
+            p = { volume: volume.name, state: 'copying', attempt: p.attempt, job };
+          }
+        }
+      }
+      if (p.state === 'waiting-to-retry') soonest(p.dueInMs);
+      progress.push(p);
+    }
+    return { progress, created, retryInMs };
+  }
+
+  /**
+   * Deletes the pods of finished copy Jobs (the Jobs stay: they are the record of each attempt). The
+   * PVC protection controller counts every scheduled pod that names a claim as a user, finished or
+   * not, so these pods would otherwise keep the Machine's claims (and the backup claims) forever.
+   */
+  private async releaseFinishedJobPods(jobs: readonly V1Job[], ctx: ReconcileContext): Promise<void> {
+    for (const job of jobs) {
+      const outcome = copyAttempt(job)?.outcome;
+      if (outcome === undefined || outcome === 'running') continue;
+      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
+        if (isBeingDeleted(pod)) continue;
+        try {
+          await this.deps.client.delete(CoreTypes.Pod, pod.metadata?.namespace, pod.metadata?.name ?? '', {
+            preconditions: { uid: pod.metadata?.uid },
+            signal: ctx.signal,
+          });
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+      }
+    }
+  }
+
+  /** Whether the backed-up Machine is being deleted with the skip-backup annotation set. */
+  private machineSkipsBackup(backup: VolumeBackup): boolean {
+    const machine = this.deps.machines.get(backup.metadata.namespace, backup.spec.machineName);
+    return (
+      machine !== undefined &&
+      machine.metadata.uid === backup.spec.machineUID &&
+      isBeingDeleted(machine) &&
+      skipRequested(machine)
+    );
+  }
+
+  /** Makes sure the volume's backup claim exists (sized after the source claim). */
+  private async ensureBackupClaim(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    ctx: ReconcileContext,
+  ): Promise<ClaimCheck> {
+    const ns = backup.metadata.namespace ?? '';
+    const name = backupClaimName(backup, volume.name);
+    const existing = this.deps.claims.get(ns, name);
+    if (existing) {
+      if (isControlledBy(existing, backup)) return { ok: true };
+      // Left by an earlier VolumeBackup of the same name that is being garbage-collected.
+      if (isBeingDeleted(existing)) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+      return {
+        ok: false,
+        failed: `volume ${volume.name}: claim ${name} exists and is not owned by this VolumeBackup`,
+      };
+    }
+    const source = await this.sourceClaim(ns, volume.claimName, ctx);
+    if (!source) {
+      return { ok: false, failed: `volume ${volume.name}: source claim ${volume.claimName} not found` };
+    }
+    try {
+      await this.deps.client.create(
+        CoreTypes.PersistentVolumeClaim,
+        desiredBackupClaim(backup, volume.name, source),
+        {
+          signal: ctx.signal,
+        },
+      );
+      this.deps.events.event(
+        backup,
+        'Normal',
+        'ClaimCreated',
+        'Create',
+        `Created backup claim ${name}`,
+        onBackup,
+      );
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    return { ok: true };
+  }
+
+  private async sourceClaim(
+    ns: string,
+    name: string,
+    ctx: ReconcileContext,
+  ): Promise<V1PersistentVolumeClaim | undefined> {
+    const cached = this.deps.claims.get(ns, name);
+    if (cached) return cached;
+    // Claims without our label are not cached: a hand-made VolumeBackup may name one.
+    try {
+      return await this.deps.client.get<V1PersistentVolumeClaim>(
+        CoreTypes.PersistentVolumeClaim,
+        ns,
+        name,
+        ctx.signal,
+      );
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Creates attempt `attempt`'s copy Job; returns its name, or undefined when the name is taken. */
+  private async startCopy(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    attempt: number,
+    lastFailure: string | undefined,
+    ctx: ReconcileContext,
+  ): Promise<string | undefined> {
+    const job = desiredCopyJob(backup, volume.name, volume.claimName, attempt, this.deps.copyImage);
+    const name = job.metadata?.name ?? '';
+    try {
+      await this.deps.client.create(CoreTypes.Job, job, { signal: ctx.signal });
+    } catch (err) {
+      // Ours, not cached yet, or a namesake of an earlier VolumeBackup still being collected:
+      // either way, look again shortly.
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
+    if (lastFailure) {
+      this.deps.events.event(
+        backup,
+        'Warning',
+        'CopyRetried',
+        'Backup',
+        `${lastFailure}; started attempt ${attempt} of ${this.deps.retry.maxAttempts} (Job ${name})`,
+        onBackup,
+      );
+    } else {
+      this.deps.events.event(
+        backup,
+        'Normal',
+        'CopyStarted',
+        'Backup',
+        `Copying claim ${volume.claimName} with Job ${name}`,
+        onBackup,
+      );
+    }
+    return name;
+  }
+
+  private reportPhaseChange(
+    backup: VolumeBackup,
+    before: VolumeBackupPhase | undefined,
+    ctx: ReconcileContext,
+  ) {
+    const after = backup.status?.phase;
+    if (after === before || after === undefined) return;
+    ctx.log.info('volume backup phase changed', { from: before, to: after });
+    const message = findCondition(backup.status?.conditions, READY)?.message ?? after;
+    const { events } = this.deps;
+    if (after === 'Running') events.event(backup, 'Normal', 'BackupStarted', 'Backup', message, onBackup);
+    if (after === 'Completed') events.event(backup, 'Normal', 'BackupCompleted', 'Backup', message, onBackup);
+    if (after === 'Failed') {
+      const reason = findCondition(backup.status?.conditions, READY)?.reason ?? 'BackupFailed';
+      events.event(backup, 'Warning', reason, 'Backup', message, onBackup);
+    }
+  }
+}

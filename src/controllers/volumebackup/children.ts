@@ -1,0 +1,83 @@
+// The backup claims and copy Jobs of a VolumeBackup, built from it and the source claim (pure).
+import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
+import { controllerReference } from '../../runtime/write/owner-refs.ts';
+import { ATTEMPT_LABEL, backupClaimName, childLabels, copyJobName, ROLE_LABEL } from './names.ts';
+
+/** What a copy Job runs: copy everything, keeping owners, modes and times. */
+export const COPY_COMMAND = ['sh', '-c', 'cp -a /source/. /target/'];
+/** Used when the source claim does not say how big it is (it always does once admitted). */
+export const FALLBACK_SIZE = '1Gi';
+
+/** A claim, owned by the VolumeBackup, as big as the source claim and of the same storage class. */
+export function desiredBackupClaim(
+  backup: VolumeBackup,
+  volume: string,
+  source: V1PersistentVolumeClaim,
+): V1PersistentVolumeClaim {
+  const size = source.spec?.resources?.requests?.storage ?? FALLBACK_SIZE;
+  const storageClassName = source.spec?.storageClassName;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: backupClaimName(backup, volume),
+      namespace: backup.metadata.namespace,
+      labels: childLabels(backup, volume),
+      ownerReferences: [controllerReference(backup, VOLUME_BACKUP)],
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: size } },
+      ...(storageClassName ? { storageClassName } : {}),
+    },
+  };
+}
+
+/**
+ * One attempt at copying a source claim into its backup claim. backoffLimit 0: the controller, not
+ * the Job, retries, with a new Job per attempt, so each attempt stays visible and counted.
+ */
+export function desiredCopyJob(
+  backup: VolumeBackup,
+  volume: string,
+  sourceClaimName: string,
+  attempt: number,
+  image: string,
+): V1Job {
+  const labels = { ...childLabels(backup, volume), [ROLE_LABEL]: 'backup', [ATTEMPT_LABEL]: String(attempt) };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: copyJobName(backup, volume, attempt),
+      namespace: backup.metadata.namespace,
+      labels,
+      ownerReferences: [controllerReference(backup, VOLUME_BACKUP)],
+    },
+    spec: {
+      backoffLimit: 0,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'copy',
+              image,
+              command: [...COPY_COMMAND],
+              volumeMounts: [
+                { name: 'source', mountPath: '/source', readOnly: true },
+                { name: 'target', mountPath: '/target' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'source', persistentVolumeClaim: { claimName: sourceClaimName, readOnly: true } },
+            { name: 'target', persistentVolumeClaim: { claimName: backupClaimName(backup, volume) } },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
+import { isBeingDeleted } from '../../runtime/client/object.ts';
+import { CoreTypes } from '../../runtime/client/resource.ts';
+import type { Manager } from '../../runtime/manager/manager.ts';
+import { VolumeBackupReconciler } from './backup-reconciler.ts';
+import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
+import { backupName, skipRequested } from './names.ts';
+import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './progress.ts';
+
+/** Reconciles Machines: the finalizer, and the backup between deletion and release. */
+export const MACHINE_BACKUP_CONTROLLER = 'machine-backup';
+/** Reconciles VolumeBackups: backup claims and copy Jobs. */
+export const VOLUME_BACKUP_CONTROLLER = 'volumebackup';
+
+export interface VolumeBackupOptions {
+  /** Copy Jobs per volume at most (default 3). */
+  maxCopyAttempts?: number;
+  /** Pause after the first failed copy, doubling after each further one (default 10 s). */
+  retryBackoffMs?: number;
+}
+
+/**
+ * Both halves of the VolumeBackup controller: `machine-backup`, a second controller on Machines that
+ * holds the finalizer and records a VolumeBackup when a Machine is deleted, and `volumebackup`, which
+ * carries each VolumeBackup out. They talk only through the VolumeBackup's spec and status.
+ */
+export function registerVolumeBackupController(manager: Manager, options: VolumeBackupOptions = {}): void {
+  registerMachineBackupController(manager);
+  registerVolumeBackupJobsController(manager, options);
+}
+
+export function registerMachineBackupController(manager: Manager): void {
+  const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
+  manager
+    .controller(MACHINE_BACKUP_CONTROLLER)
+    // No predicate: the Machine controller's status (phase Stopped) and annotations matter here.
+    .for(MACHINE)
+    .watches<VolumeBackup>(VOLUME_BACKUP, (backup) => [
+      { namespace: backup.metadata.namespace ?? '', name: backup.spec.machineName },
+    ])
+    .complete(
+      new MachineBackupReconciler({
+        client: manager.client,
+        machines: manager.cache.informerFor<Machine>(MACHINE),
+        backups,
+        events: manager.events,
+      }),
+    );
+}
+
+export function registerVolumeBackupJobsController(
+  manager: Manager,
+  options: VolumeBackupOptions = {},
+): void {
+  manager
+    .controller(VOLUME_BACKUP_CONTROLLER)
+    .for(VOLUME_BACKUP)
+    .owns(CoreTypes.PersistentVolumeClaim)
+    .owns(CoreTypes.Job)
+    // A Machine being let go without a backup: its VolumeBackup records the skip.
+    .watches<Machine>(MACHINE, (machine) =>
+      isBeingDeleted(machine) && skipRequested(machine)
+        ? [{ namespace: machine.metadata.namespace ?? '', name: backupName(machine) }]
+        : [],
+    )
+    .complete(
+      new VolumeBackupReconciler({
+        client: manager.client,
+        backups: manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP),
+        machines: manager.cache.informerFor<Machine>(MACHINE),
+        claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
+        pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
+        events: manager.events,
+        copyImage: manager.config.backupJobImage,
+        retry: exponentialRetry(
+          options.maxCopyAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          options.retryBackoffMs ?? DEFAULT_INITIAL_BACKOFF_MS,
+        ),
+      }),
+    );
+}

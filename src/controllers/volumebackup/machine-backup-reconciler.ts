@@ -1,0 +1,133 @@
+import {
+  MACHINE,
+  type Machine,
+  VOLUME_BACKUP,
+  VOLUME_BACKUP_FINALIZER,
+  type VolumeBackup,
+} from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { EventRecorder, EventType } from '../../runtime/events/index.ts';
+import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
+import { addFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
+import { setMachineCondition } from './machine-condition.ts';
+import { backupName } from './names.ts';
+import { MACHINE_BACKUP_CONDITION, type MachinePlan, planMachine } from './plan.ts';
+
+export interface MachineBackupDeps {
+  client: KubeClient;
+  machines: Informer<Machine>;
+  backups: Informer<VolumeBackup>;
+  events: EventRecorder;
+  now?: () => Date;
+}
+
+const onMachine = { regardingType: MACHINE };
+
+/** Events for a Machine whose `VolumeBackup` condition takes this reason. */
+const EVENT_FOR_REASON: Record<string, { type: EventType; reason: string } | undefined> = {
+  BackupPending: { type: 'Normal', reason: 'BackupPending' },
+  BackupFailed: { type: 'Warning', reason: 'BackupFailed' },
+  BackupConflict: { type: 'Warning', reason: 'BackupConflict' },
+  BackupSkipped: { type: 'Normal', reason: 'BackupSkipped' },
+  BackupCompleted: { type: 'Normal', reason: 'BackupCompleted' },
+};
+
+/**
+ * The second controller on Machines. It never touches a Machine's spec, pod or claims: it holds the
+ * finalizer infra.basicoperator.dev/volume-backup on Machines whose backup policy is OnDelete, and
+ * when such a Machine is deleted it waits for the Machine controller to report `Stopped`, records a
+ * VolumeBackup (named after the Machine's name and uid, so it is never made twice), and releases the
+ * Machine once that backup Completed. Its progress shows on the Machine as the `VolumeBackup`
+ * condition, the only part of the Machine's status it writes.
+ */
+export class MachineBackupReconciler implements Reconciler {
+  private readonly deps: MachineBackupDeps;
+
+  constructor(deps: MachineBackupDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    const machine = this.deps.machines.get(request.namespace, request.name);
+    if (!machine) return undefined;
+    const backup = this.deps.backups.get(request.namespace, backupName(machine));
+    const plan = planMachine(machine, backup);
+    try {
+      await this.execute(machine, plan, ctx);
+    } catch (err) {
+      // The Machine went away meanwhile: nothing is left to do for it.
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    return undefined;
+  }
+
+  private async execute(machine: Machine, plan: MachinePlan, ctx: ReconcileContext): Promise<void> {
+    const { client, events } = this.deps;
+    switch (plan.action) {
+      case 'none':
+        return;
+      case 'add-finalizer':
+        await addFinalizer(client, MACHINE, machine, VOLUME_BACKUP_FINALIZER, { signal: ctx.signal });
+        ctx.log.debug('added the volume-backup finalizer');
+        return;
+      case 'remove-finalizer': {
+        if (plan.condition) await this.writeCondition(machine, plan.condition, ctx);
+        await removeFinalizer(client, MACHINE, machine, VOLUME_BACKUP_FINALIZER, { signal: ctx.signal });
+        ctx.log.info('removed the volume-backup finalizer', { reason: plan.reason });
+        events.event(
+          machine,
+          'Normal',
+          'FinalizerRemoved',
+          'RemoveFinalizer',
+          `Removed finalizer ${VOLUME_BACKUP_FINALIZER}: ${plan.message}`,
+          onMachine,
+        );
+        return;
+      }
+      case 'wait':
+        await this.writeCondition(machine, plan.condition, ctx);
+        return;
+      case 'create-backup': {
+        try {
+          await client.create<VolumeBackup>(VOLUME_BACKUP, plan.backup, { signal: ctx.signal });
+          const name = plan.backup.metadata.name;
+          ctx.log.info('created the VolumeBackup', { volumeBackup: name });
+          events.event(
+            machine,
+            'Normal',
+            'BackupStarted',
+            'Backup',
+            `Created VolumeBackup ${name} for ${plan.backup.spec.volumes.length} volumes`,
+            onMachine,
+          );
+        } catch (err) {
+          // Created by an earlier reconcile (or process) that the cache has not shown us yet.
+          if (!isAlreadyExists(err)) throw err;
+        }
+        await this.writeCondition(machine, plan.condition, ctx);
+        return;
+      }
+    }
+  }
+
+  /** Sets the `VolumeBackup` condition, with an Event when its reason changes. */
+  private async writeCondition(
+    machine: Machine,
+    condition: ConditionInput,
+    ctx: ReconcileContext,
+  ): Promise<void> {
+    const previous = findCondition(machine.status?.conditions, MACHINE_BACKUP_CONDITION);
+    await setMachineCondition(this.deps.client, machine, condition, {
+      now: this.deps.now?.(),
+      signal: ctx.signal,
+    });
+    const event = EVENT_FOR_REASON[condition.reason];
+    if (event && previous?.reason !== condition.reason) {
+      this.deps.events.event(machine, event.type, event.reason, 'Backup', condition.message, onMachine);
+    }
+  }
+}

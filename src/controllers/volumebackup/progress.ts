@@ -1,0 +1,208 @@
+// Where a VolumeBackup stands, from its copy Jobs, and the status that follows (pure).
+import type { V1Job } from '@kubernetes/client-node';
+import type { VolumeBackup, VolumeBackupPhase, VolumeBackupStatus } from '../../apis/index.ts';
+import { toMillis } from '../../runtime/client/kube-client.ts';
+import { type ConditionInput, rfc3339, setCondition } from '../../runtime/write/conditions.ts';
+import { ATTEMPT_LABEL, backupClaimName, VOLUME_LABEL } from './names.ts';
+
+export const READY = 'Ready';
+/** True once the Machine was let go without waiting for this backup (SKIP_BACKUP_ANNOTATION). */
+export const SKIPPED = 'Skipped';
+
+/** How often, and how patiently, a volume's copy is tried. */
+export interface RetryPolicy {
+  /** Copy Jobs per volume at most, the first one included. */
+  maxAttempts: number;
+  /** Pause after attempt `n` failed, before attempt n + 1 starts. */
+  backoffMs(attempt: number): number;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_INITIAL_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** Doubling pauses from `initialMs`, at most 5 minutes. */
+export function exponentialRetry(maxAttempts: number, initialMs: number): RetryPolicy {
+  return {
+    maxAttempts,
+    backoffMs: (attempt) => Math.min(initialMs * 2 ** (attempt - 1), MAX_BACKOFF_MS),
+  };
+}
+
+export const DEFAULT_RETRY = exponentialRetry(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS);
+
+export interface CopyAttempt {
+  attempt: number;
+  name: string;
+  outcome: 'running' | 'succeeded' | 'failed';
+  /** When a failed attempt failed (ms since the epoch). */
+  failedAt?: number;
+  /** Why it failed. */
+  message?: string;
+}
+
+/** One copy Job as a CopyAttempt; undefined for a Job without a usable attempt label. */
+export function copyAttempt(job: V1Job): CopyAttempt | undefined {
+  const attempt = Number(job.metadata?.labels?.[ATTEMPT_LABEL]);
+  if (!Number.isInteger(attempt) || attempt < 1) return undefined;
+  const name = job.metadata?.name ?? '';
+  const conditions = job.status?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) {
+    return { attempt, name, outcome: 'succeeded' };
+  }
+  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed) {
+    const message = [failed.reason, failed.message].filter(Boolean).join(': ') || 'the Job failed';
+    const failedAt = toMillis(failed.lastTransitionTime) ?? toMillis(job.status?.completionTime);
+    return { attempt, name, outcome: 'failed', message, ...(failedAt !== undefined ? { failedAt } : {}) };
+  }
+  return { attempt, name, outcome: 'running' };
+}
+
+/** The copy attempts of each volume, from the VolumeBackup's Jobs. */
+export function attemptsByVolume(jobs: readonly V1Job[]): Map<string, CopyAttempt[]> {
+  const out = new Map<string, CopyAttempt[]>();
+  for (const job of jobs) {
+    const volume = job.metadata?.labels?.[VOLUME_LABEL];
+    const attempt = copyAttempt(job);
+    if (!volume || !attempt) continue;
+    out.set(volume, [...(out.get(volume) ?? []), attempt]);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.attempt - b.attempt);
+  return out;
+}
+
+export type VolumeProgress =
+  | { volume: string; state: 'copied' }
+  | { volume: string; state: 'copying'; attempt: number; job: string }
+  /** Start attempt `attempt` now (after `lastFailure` if it is a retry). */
+  | { volume: string; state: 'start'; attempt: number; lastFailure?: string }
+  | { volume: string; state: 'waiting-to-retry'; attempt: number; dueInMs: number; lastFailure: string }
+  | { volume: string; state: 'failed'; message: string };
+
+export function volumeProgress(
+  volume: string,
+  attempts: readonly CopyAttempt[],
+  policy: RetryPolicy,
+  now: number,
+): VolumeProgress {
+  if (attempts.some((a) => a.outcome === 'succeeded')) return { volume, state: 'copied' };
+  const last = attempts.at(-1);
+  if (!last) return { volume, state: 'start', attempt: 1 };
+  if (last.outcome === 'running') return { volume, state: 'copying', attempt: last.attempt, job: last.name };
+  const lastFailure = `copy Job ${last.name} failed: ${last.message ?? 'no reason given'}`;
+  if (last.attempt >= policy.maxAttempts) {
+    return {
+      volume,
+      state: 'failed',
+      message: `volume ${volume}: ${last.attempt} of ${policy.maxAttempts} copy attempts failed; last: ${lastFailure}`,
+    };
+  }
+  const dueAt = (last.failedAt ?? now) + policy.backoffMs(last.attempt);
+  const next = last.attempt + 1;
+  if (dueAt > now)
+    return { volume, state: 'waiting-to-retry', attempt: next, dueInMs: dueAt - now, lastFailure };
+  return { volume, state: 'start', attempt: next, lastFailure };
+}
+
+export interface BackupFacts {
+  /** Per spec volume, in spec order, after this reconcile's actions (a started Job is `copying`). */
+  progress: readonly VolumeProgress[];
+  /** Copy Jobs that exist, counting those this reconcile created. */
+  jobCount: number;
+  /** The Machine was let go without waiting (skip annotation). */
+  skipped: boolean;
+  generation?: number;
+}
+
+export function isTerminal(phase: VolumeBackupPhase | undefined): boolean {
+  return phase === 'Completed' || phase === 'Failed';
+}
+
+function nextPhase(current: VolumeBackupPhase | undefined, facts: BackupFacts): VolumeBackupPhase {
+  if (isTerminal(current)) return current!;
+  if (facts.progress.every((p) => p.state === 'copied')) return 'Completed';
+  if (facts.skipped) return 'Failed';
+  if (facts.progress.some((p) => p.state === 'failed')) return 'Failed';
+  return facts.jobCount > 0 ? 'Running' : 'Pending';
+}
+
+function readyCondition(phase: VolumeBackupPhase, facts: BackupFacts, skippedNow: boolean): ConditionInput {
+  const total = facts.progress.length;
+  const copied = facts.progress.filter((p) => p.state === 'copied').length;
+  const base = {
+    type: READY,
+    ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
+  };
+  if (phase === 'Completed') {
+    return { ...base, status: 'True', reason: 'BackupCompleted', message: `all ${total} volumes copied` };
+  }
+  if (phase === 'Failed') {
+    if (skippedNow) {
+      return {
+        ...base,
+        status: 'False',
+        reason: 'BackupSkipped',
+        message: `abandoned after ${copied} of ${total} volumes: the Machine was deleted without a backup`,
+      };
+    }
+    const failures = facts.progress.flatMap((p) => (p.state === 'failed' ? [p.message] : []));
+    return { ...base, status: 'False', reason: 'BackupFailed', message: failures.join('; ') || 'failed' };
+  }
+  const copying = facts.progress.flatMap((p) =>
+    p.state === 'copying' ? [`${p.volume} (Job ${p.job})`] : [],
+  );
+  const retrying = facts.progress.flatMap((p) =>
+    p.state === 'waiting-to-retry'
+      ? [`volume ${p.volume}: ${p.lastFailure}; retrying in ${Math.ceil(p.dueInMs / 1000)}s`]
+      : [],
+  );
+  const message = [
+    `copied ${copied} of ${total} volumes`,
+    ...(copying.length > 0 ? [`copying ${copying.join(', ')}`] : []),
+    ...retrying,
+  ].join('; ');
+  if (phase === 'Running') return { ...base, status: 'False', reason: 'BackupInProgress', message };
+  return { ...base, status: 'False', reason: 'BackupPending', message: `waiting to start; ${message}` };
+}
+
+/**
+ * The next status of `backup`. Completed and Failed are final: later Job changes do not reopen
+ * them (nor change their Ready condition), but a skip is still recorded on a Failed backup.
+ */
+export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, now: Date): VolumeBackupStatus {
+  const current = backup.status;
+  const phase = nextPhase(current?.phase, facts);
+  // A skip is news only for a backup that had not completed; a Completed one needs no excuse.
+  const skippedNow = facts.skipped && phase !== 'Completed';
+  let conditions = current?.conditions;
+  if (!isTerminal(current?.phase)) {
+    conditions = setCondition(conditions, readyCondition(phase, facts, skippedNow), now);
+  }
+  if (skippedNow) {
+    conditions = setCondition(
+      conditions,
+      {
+        type: SKIPPED,
+        status: 'True',
+        reason: 'SkipAnnotation',
+        message: `Machine ${backup.spec.machineName} was deleted without waiting for this backup (annotation infra.basicoperator.dev/skip-backup=true)`,
+        ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
+      },
+      now,
+    );
+  }
+  const startTime = current?.startTime ?? rfc3339(now);
+  const completionTime = current?.completionTime ?? (isTerminal(phase) ? rfc3339(now) : undefined);
+  return {
+    phase,
+    startTime,
+    ...(completionTime !== undefined ? { completionTime } : {}),
+    volumes: backup.spec.volumes.map((v) => ({
+      name: v.name,
+      backupClaimName: backupClaimName(backup, v.name),
+    })),
+    attempts: Math.max(current?.attempts ?? 0, facts.jobCount),
+    conditions: conditions ?? [],
+  };
+}

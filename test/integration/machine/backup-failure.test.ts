@@ -1,0 +1,184 @@
+// A backup whose copy Jobs always fail: retried up to the limit, then Failed; the Machine stays
+// until a person sets the skip-backup annotation.
+//
+// How a Job fails on kwok: kwok completes every Job pod it runs, so these pods must never run. The
+// Machine's volumes use a StorageClass that does not exist, so its claims (and the backup claims,
+// which copy the class) never bind and the copy pods stay unscheduled. The test then sets each copy
+// pod's status to Failed through the status subresource (no kubelet owns an unscheduled pod), and the
+// Job controller fails the Job (backoffLimit 0).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  MACHINE,
+  SKIP_BACKUP_ANNOTATION,
+  VOLUME_BACKUP,
+  VOLUME_BACKUP_FINALIZER,
+} from '../../../src/apis/index.ts';
+import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { testClient } from '../../support/cluster.ts';
+import { startTestManager } from '../../support/manager.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  backups,
+  condition,
+  eventsFor,
+  getMachine,
+  machine,
+  pods,
+  prepareCluster,
+  releaseMachines,
+  waitForEvent,
+  waitForGone,
+  waitForMachine,
+} from './helpers.ts';
+
+const MAX_ATTEMPTS = 2;
+
+describe('a backup that always fails', () => {
+  let client: KubeClient;
+  let ns: string;
+  let manager: Manager;
+
+  before(async () => {
+    await prepareCluster(10);
+    client = await testClient();
+    ns = await createNamespace(client, 'machine-fail');
+    manager = await startTestManager([ns], (m) => {
+      registerMachineController(m);
+      registerVolumeBackupController(m, { maxCopyAttempts: MAX_ATTEMPTS, retryBackoffMs: 500 });
+    });
+  });
+  after(async () => {
+    await manager?.stop();
+    await releaseMachines(client, ns);
+    await deleteNamespace(client, ns);
+  });
+
+  /** Fails every unscheduled copy pod, as a crashing copy would; stops when `signal` aborts. */
+  async function failCopyPods(signal: AbortSignal): Promise<number> {
+    const failed = new Set<string>();
+    while (!signal.aborted) {
+      for (const pod of await pods(client, ns)) {
+        const name = pod.metadata?.name ?? '';
+        if (pod.metadata?.labels?.['infra.basicoperator.dev/role'] !== 'backup') continue;
+        if (pod.status?.phase !== 'Pending' || failed.has(name)) continue;
+        await client
+          .patch<V1Pod>(
+            CoreTypes.Pod,
+            ns,
+            name,
+            'merge',
+            { status: { phase: 'Failed', reason: 'CopyCrashed', message: 'cp: read error: I/O error' } },
+            { subresource: 'status' },
+          )
+          .then(() => failed.add(name))
+          .catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return failed.size;
+  }
+
+  it('retries, fails with the reason, keeps the Machine; a new backup on request; the skip annotation lets it go', async () => {
+    const started = Date.now();
+    const volumes = [
+      { name: 'data', size: '1Gi', mountPath: '/data', storageClassName: 'no-such-class' },
+      { name: 'logs', size: '1Gi', mountPath: '/logs', storageClassName: 'no-such-class' },
+    ];
+    await client.create(MACHINE, machine(ns, 'doomed', { volumes }));
+    const m = await waitForMachine(
+      client,
+      ns,
+      'doomed',
+      'Pending with the finalizer',
+      (x) => x.status?.phase === 'Pending' && (x.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
+    );
+    assert.equal(condition(m, 'VolumesReady')?.reason, 'ClaimsPending');
+
+    const stopFailing = new AbortController();
+    const failing = failCopyPods(stopFailing.signal);
+    await client.delete(MACHINE, ns, 'doomed');
+    const backup = await waitFor(
+      'the VolumeBackup to fail',
+      async () => (await backups(client, ns)).find((b) => b.status?.phase === 'Failed'),
+      { timeoutMs: 60_000 },
+    );
+    stopFailing.abort();
+    const failedPods = await failing;
+    console.log(`  failed ${failedPods} copy pods; VolumeBackup Failed after ${Date.now() - started} ms`);
+
+    assert.equal(backup.status?.attempts, MAX_ATTEMPTS * 2, 'every volume tried MAX_ATTEMPTS times');
+    const ready = condition(backup, 'Ready');
+    assert.equal(ready?.reason, 'BackupFailed');
+    assert.match(ready?.message ?? '', new RegExp(`${MAX_ATTEMPTS} of ${MAX_ATTEMPTS} copy attempts failed`));
+    assert.match(ready?.message ?? '', /BackoffLimitExceeded/);
+    await waitForEvent(client, ns, 'VolumeBackup', backup.metadata.name ?? '', 'CopyRetried');
+
+    // The Machine stays, and says why.
+    const held = await waitForMachine(
+      client,
+      ns,
+      'doomed',
+      'the VolumeBackup condition to report the failure',
+      (x) => condition(x, 'VolumeBackup')?.reason === 'BackupFailed',
+    );
+    assert.equal(held.status?.phase, 'Stopped');
+    assert.match(condition(held, 'VolumeBackup')?.message ?? '', /skip-backup/);
+    assert.equal(condition(held, 'Ready')?.reason, 'Stopped', "the Machine controller's conditions are kept");
+    const warning = await waitForEvent(client, ns, 'Machine', 'doomed', 'BackupFailed');
+    assert.equal(warning.type, 'Warning');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.ok(await getMachine(client, ns, 'doomed'), 'still there after the failure');
+
+    // Deleting the failed VolumeBackup starts the backup over, under the same name.
+    const stopFailingAgain = new AbortController();
+    const failingAgain = failCopyPods(stopFailingAgain.signal);
+    await client.delete(VOLUME_BACKUP, ns, backup.metadata.name ?? '');
+    const retried = await waitFor(
+      'a new VolumeBackup of the same name to fail',
+      async () =>
+        (await backups(client, ns)).find(
+          (b) => b.metadata.uid !== backup.metadata.uid && b.status?.phase === 'Failed',
+        ),
+      { timeoutMs: 60_000 },
+    );
+    stopFailingAgain.abort();
+    await failingAgain;
+    assert.equal(retried.metadata.name, backup.metadata.name);
+    assert.equal(retried.status?.attempts, MAX_ATTEMPTS * 2, 'a fresh set of attempts');
+    console.log(`  retried backup Failed again after ${Date.now() - started} ms`);
+
+    // A person lets it go without a backup.
+    await client.patch(MACHINE, ns, 'doomed', 'merge', {
+      metadata: { annotations: { [SKIP_BACKUP_ANNOTATION]: 'true' } },
+    });
+    await waitForGone(client, ns, 'doomed');
+    const skipped = (await backups(client, ns)).find((b) => b.metadata.uid === retried.metadata.uid);
+    assert.equal(skipped?.status?.phase, 'Failed');
+    assert.equal(condition(skipped, 'Skipped')?.status, 'True');
+    assert.match(condition(skipped, 'Skipped')?.message ?? '', /without waiting for this backup/);
+    assert.equal(condition(skipped, 'Ready')?.reason, 'BackupFailed', 'the failure is still on record');
+    const reasons = (await eventsFor(client, ns, 'Machine', 'doomed')).map((e) => e.reason);
+    assert.ok(reasons.includes('FinalizerRemoved'), reasons.join(', '));
+  });
+
+  it('a skip set before the deletion lets the Machine go without any VolumeBackup', async () => {
+    const volumes = [{ name: 'data', size: '1Gi', mountPath: '/data', storageClassName: 'no-such-class' }];
+    await client.create(MACHINE, {
+      ...machine(ns, 'skipped', { volumes }),
+      metadata: { name: 'skipped', namespace: ns, annotations: { [SKIP_BACKUP_ANNOTATION]: 'true' } },
+    });
+    const m = await waitForMachine(client, ns, 'skipped', 'holding the finalizer', (x) =>
+      (x.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
+    );
+    await client.delete(MACHINE, ns, 'skipped');
+    await waitForGone(client, ns, 'skipped');
+    assert.equal((await backups(client, ns)).filter((b) => b.spec.machineUID === m.metadata.uid).length, 0);
+  });
+});

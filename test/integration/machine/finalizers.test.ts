@@ -1,0 +1,161 @@
+// Another controller's finalizers on the same Machines survive every edit the operator makes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MACHINE, type Machine, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
+import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { addFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
+import { testClient } from '../../support/cluster.ts';
+import { startTestManager } from '../../support/manager.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  backups,
+  condition,
+  getMachine,
+  machine,
+  prepareCluster,
+  releaseMachines,
+  waitForGone,
+  waitForMachine,
+} from './helpers.ts';
+
+const OTHER = 'example.com/other-controller';
+const FLAPPING = 'example.com/flapping';
+
+const finalizersOf = (m: Machine | undefined) => m?.metadata.finalizers ?? [];
+
+describe("another controller's finalizer on the same Machine", () => {
+  let client: KubeClient;
+  let ns: string;
+  let manager: Manager;
+
+  before(async () => {
+    await prepareCluster(20);
+    client = await testClient();
+    ns = await createNamespace(client, 'machine-fin');
+    manager = await startTestManager([ns], (m) => {
+      registerMachineController(m);
+      registerVolumeBackupController(m);
+    });
+  });
+  after(async () => {
+    await manager?.stop();
+    await releaseMachines(client, ns);
+    await deleteNamespace(client, ns);
+  });
+
+  it('survives a race with our first finalizer edit, on several Machines at once', async () => {
+    const names = ['race-0', 'race-1', 'race-2', 'race-3', 'race-4'];
+    await Promise.all(
+      names.map(async (name) => {
+        const created = await client.create<Machine>(MACHINE, machine(ns, name, { volumes: [] }));
+        // No wait: this edit races with the operator adding its own finalizer.
+        await addFinalizer(client, MACHINE, created, OTHER);
+      }),
+    );
+    for (const name of names) {
+      const m = await waitForMachine(client, ns, name, 'both finalizers', (x) =>
+        finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
+      );
+      assert.ok(finalizersOf(m).includes(OTHER), `${name} kept ${OTHER}: ${finalizersOf(m)}`);
+    }
+  });
+
+  it('survives our adds and removes while it flaps its own, and holds the Machine after our release', async () => {
+    const started = Date.now();
+    await client.create(MACHINE, {
+      ...machine(ns, 'shared'),
+      metadata: { name: 'shared', namespace: ns, finalizers: [OTHER] },
+    });
+    await waitForMachine(client, ns, 'shared', 'our finalizer added', (x) =>
+      finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
+    );
+
+    // Another controller flaps a finalizer of its own, while the policy flips make us remove and
+    // re-add ours; every version of the Machine we see must still carry OTHER.
+    const stop = new AbortController();
+    let lost = '';
+    const watchdog = (async () => {
+      while (!stop.signal.aborted) {
+        const m = await getMachine(client, ns, 'shared');
+        if (m && !finalizersOf(m).includes(OTHER)) lost = `lost ${OTHER}: ${finalizersOf(m)}`;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    let flaps = 0;
+    const flapper = (async () => {
+      while (!stop.signal.aborted) {
+        const m = await getMachine(client, ns, 'shared');
+        if (!m) return;
+        const edit = finalizersOf(m).includes(FLAPPING) ? removeFinalizer : addFinalizer;
+        await edit(client, MACHINE, m, FLAPPING).catch(() => undefined);
+        flaps++;
+      }
+    })();
+    for (const policy of ['None', 'OnDelete', 'None', 'OnDelete', 'None', 'OnDelete'] as const) {
+      await client.patch(MACHINE, ns, 'shared', 'merge', { spec: { backup: { policy } } });
+      await waitForMachine(
+        client,
+        ns,
+        'shared',
+        `our finalizer to follow policy ${policy}`,
+        (x) => finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER) === (policy === 'OnDelete'),
+      );
+    }
+    stop.abort();
+    await Promise.all([watchdog, flapper]);
+    console.log(`  ${flaps} flaps of ${FLAPPING} while our finalizer was removed and added 3 times each`);
+    assert.equal(lost, '');
+    let m = await getMachine(client, ns, 'shared');
+    if (finalizersOf(m).includes(FLAPPING)) m = await removeFinalizer(client, MACHINE, m!, FLAPPING);
+    assert.deepEqual([...finalizersOf(m)].sort(), [OTHER, VOLUME_BACKUP_FINALIZER].sort());
+
+    // Deletion: we back up and remove only our finalizer; the other one keeps the Machine.
+    await client.delete(MACHINE, ns, 'shared');
+    const held = await waitForMachine(
+      client,
+      ns,
+      'shared',
+      'released by us, held by the other finalizer',
+      (x) => !finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
+      90_000,
+    );
+    assert.deepEqual(finalizersOf(held), [OTHER]);
+    assert.equal(held.status?.phase, 'Stopped');
+    assert.equal(condition(held, 'VolumeBackup')?.reason, 'BackupCompleted');
+    assert.equal(condition(held, 'VolumeBackup')?.status, 'True');
+    const mine = (await backups(client, ns)).filter((b) => b.spec.machineUID === held.metadata.uid);
+    assert.equal(mine.length, 1);
+    assert.equal(mine[0]?.status?.phase, 'Completed');
+
+    await removeFinalizer(client, MACHINE, held, OTHER);
+    await waitForGone(client, ns, 'shared');
+    console.log(`  finished in ${Date.now() - started} ms`);
+  });
+
+  it('lets the race Machines go: ours removed at once (no volumes), theirs kept until they drop it', async () => {
+    for (const name of ['race-0', 'race-1', 'race-2', 'race-3', 'race-4']) {
+      await client.delete(MACHINE, ns, name);
+    }
+    for (const name of ['race-0', 'race-1', 'race-2', 'race-3', 'race-4']) {
+      const m = await waitForMachine(
+        client,
+        ns,
+        name,
+        'our finalizer gone',
+        (x) => !finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
+      );
+      assert.deepEqual(finalizersOf(m), [OTHER]);
+      await removeFinalizer(client, MACHINE, m, OTHER);
+    }
+    await waitFor('all race Machines to be gone', async () => {
+      for (const name of ['race-0', 'race-1', 'race-2', 'race-3', 'race-4']) {
+        if (await getMachine(client, ns, name)) return false;
+      }
+      return true;
+    });
+  });
+});

@@ -1,0 +1,165 @@
+// Shared pieces of the Machine and VolumeBackup integration tests.
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { runOk } from '../../../e2e/providers/exec.ts';
+import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import {
+  MACHINE,
+  type Machine,
+  type MachineSpec,
+  type MachineVolume,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+} from '../../../src/apis/index.ts';
+import { isNotFound } from '../../../src/runtime/client/errors.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import type { KubeObject } from '../../../src/runtime/client/object.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Condition } from '../../../src/runtime/write/conditions.ts';
+import { testCluster } from '../../support/cluster.ts';
+import { waitFor } from '../../support/wait.ts';
+
+/** Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. */
+export async function prepareCluster(freeVolumes: number): Promise<void> {
+  const info = await testCluster();
+  await runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, 'apply', '-f', 'config/crd/bases/']);
+  await runOk(info.kubectl, [
+    '--kubeconfig',
+    info.kubeconfig,
+    'wait',
+    '--for=condition=Established',
+    'crd/machines.infra.basicoperator.dev',
+    'crd/volumebackups.infra.basicoperator.dev',
+  ]);
+  if (info.provider === 'local') await new LocalProvider().ensureVolumes(freeVolumes);
+}
+
+/**
+ * Clears the finalizers of every Machine left in `ns`, after the operator stopped, so deleting the
+ * namespace does not hang on a finalizer nobody will remove.
+ */
+export async function releaseMachines(client: KubeClient, ns: string): Promise<void> {
+  const list = await client
+    .list<Machine>(MACHINE, { namespace: ns })
+    .catch(() => ({ items: [] as Machine[] }));
+  for (const m of list.items) {
+    if (!m.metadata.finalizers?.length) continue;
+    await client
+      .patch(MACHINE, ns, m.metadata.name ?? '', 'merge', { metadata: { finalizers: null } })
+      .catch(() => undefined);
+  }
+}
+
+export const TWO_VOLUMES: MachineVolume[] = [
+  { name: 'data', size: '1Gi', mountPath: '/data' },
+  { name: 'logs', size: '512Mi', mountPath: '/var/log/app' },
+];
+
+export function machine(namespace: string, name: string, spec: Partial<MachineSpec> = {}): Machine {
+  return {
+    apiVersion: MACHINE.apiVersion,
+    kind: MACHINE.kind,
+    metadata: { name, namespace },
+    spec: { image: 'registry.k8s.io/pause:3.10', volumes: TWO_VOLUMES, ...spec },
+  };
+}
+
+export async function getMachine(client: KubeClient, ns: string, name: string): Promise<Machine | undefined> {
+  try {
+    return await client.get<Machine>(MACHINE, ns, name);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export function condition(obj: { status?: { conditions?: Condition[] } } | undefined, type: string) {
+  return obj?.status?.conditions?.find((c) => c.type === type);
+}
+
+export async function waitForMachine(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  what: string,
+  check: (m: Machine) => boolean,
+  timeoutMs = 60_000,
+): Promise<Machine> {
+  return waitFor(
+    `Machine ${name}: ${what}`,
+    async () => {
+      const m = await getMachine(client, ns, name);
+      return m && check(m) ? m : undefined;
+    },
+    { timeoutMs },
+  );
+}
+
+export async function waitForGone(client: KubeClient, ns: string, name: string, timeoutMs = 60_000) {
+  await waitFor(
+    `Machine ${name} to be gone`,
+    async () => (await getMachine(client, ns, name)) === undefined,
+    {
+      timeoutMs,
+    },
+  );
+}
+
+export async function backups(client: KubeClient, ns: string): Promise<VolumeBackup[]> {
+  return (await client.list<VolumeBackup>(VOLUME_BACKUP, { namespace: ns })).items;
+}
+
+export async function claims(client: KubeClient, ns: string): Promise<V1PersistentVolumeClaim[]> {
+  return (await client.list<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, { namespace: ns }))
+    .items;
+}
+
+export async function pods(client: KubeClient, ns: string): Promise<V1Pod[]> {
+  return (await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns })).items;
+}
+
+export async function jobs(client: KubeClient, ns: string): Promise<V1Job[]> {
+  return (await client.list<V1Job>(CoreTypes.Job, { namespace: ns })).items;
+}
+
+interface EventLike extends KubeObject {
+  reason?: string;
+  note?: string;
+  type?: string;
+  regarding?: { kind?: string; name?: string };
+}
+
+/** events.k8s.io/v1 Events in `ns` about the named object, oldest first. */
+export async function eventsFor(
+  client: KubeClient,
+  ns: string,
+  kind: string,
+  name: string,
+): Promise<EventLike[]> {
+  const list = await client.list<EventLike>(CoreTypes.Event, { namespace: ns });
+  return list.items
+    .filter((e) => e.regarding?.kind === kind && e.regarding?.name === name)
+    .sort((a, b) =>
+      String(a.metadata?.creationTimestamp).localeCompare(String(b.metadata?.creationTimestamp)),
+    );
+}
+
+/** Waits for an Event with this reason about the object; returns it. */
+export function waitForEvent(
+  client: KubeClient,
+  ns: string,
+  kind: string,
+  name: string,
+  reason: string,
+  timeoutMs = 30_000,
+): Promise<EventLike> {
+  return waitFor(
+    `a ${reason} Event on ${kind} ${name}`,
+    async () => (await eventsFor(client, ns, kind, name)).find((e) => e.reason === reason),
+    { timeoutMs },
+  );
+}
+
+export const isComplete = (job: V1Job) =>
+  job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+
+export const isRunningAndReady = (m: Machine) => m.status?.phase === 'Running' && m.status.ready === true;

@@ -1,0 +1,146 @@
+// SIGKILL the operator (a child process) at each step of a Machine's deletion; after a restart
+// exactly one VolumeBackup exists and the Machine finishes deleting.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  MACHINE,
+  type Machine,
+  VOLUME_BACKUP_FINALIZER,
+  type VolumeBackup,
+} from '../../../src/apis/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { testClient } from '../../support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  backups,
+  claims,
+  getMachine,
+  isRunningAndReady,
+  jobs,
+  machine,
+  prepareCluster,
+  releaseMachines,
+  waitForGone,
+  waitForMachine,
+} from './helpers.ts';
+import { MachineOperator } from './operator-process.ts';
+
+describe('killing the operator during a Machine deletion', () => {
+  let client: KubeClient;
+  let ns: string;
+  let operator: MachineOperator | undefined;
+
+  before(async () => {
+    await prepareCluster(30);
+    client = await testClient();
+    ns = await createNamespace(client, 'machine-kill');
+  });
+  after(async () => {
+    await operator?.kill();
+    await releaseMachines(client, ns);
+    await deleteNamespace(client, ns);
+  });
+
+  /** Kills the running operator and starts a new one with `controllers` (default: all). */
+  async function restart(controllers?: Parameters<typeof MachineOperator.start>[1]): Promise<void> {
+    await operator?.kill();
+    operator = await MachineOperator.start(ns, controllers);
+  }
+
+  async function runningMachine(name: string): Promise<Machine> {
+    await client.create(MACHINE, machine(ns, name));
+    return waitForMachine(
+      client,
+      ns,
+      name,
+      'Running, Ready and holding the backup finalizer',
+      (m) => isRunningAndReady(m) && (m.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
+    );
+  }
+
+  async function backupsOf(m: Machine): Promise<VolumeBackup[]> {
+    return (await backups(client, ns)).filter((b) => b.spec.machineUID === m.metadata.uid);
+  }
+
+  /** The end state every scenario must reach after the last restart. */
+  async function assertFinished(m: Machine): Promise<void> {
+    const name = m.metadata.name ?? '';
+    await waitForGone(client, ns, name, 90_000);
+    const list = await backupsOf(m);
+    assert.equal(list.length, 1, 'exactly one VolumeBackup');
+    const backup = list[0]!;
+    assert.equal(backup.status?.phase, 'Completed');
+    const copyJobs = (await jobs(client, ns)).filter((j) =>
+      j.metadata?.ownerReferences?.some((r) => r.uid === backup.metadata.uid),
+    );
+    assert.equal(
+      copyJobs.length,
+      2,
+      `one copy Job per volume, none doubled: ${copyJobs.map((j) => j.metadata?.name)}`,
+    );
+    assert.equal(backup.status?.attempts, 2);
+    await waitFor(
+      `the claims of ${name} to be collected`,
+      async () => (await claims(client, ns)).every((c) => !c.metadata?.name?.startsWith(`${name}-data`)),
+      { timeoutMs: 90_000 },
+    );
+  }
+
+  it('before the backup exists: killed once the Machine stopped, the restart records the backup', async () => {
+    const started = Date.now();
+    await restart();
+    const m = await runningMachine('kill-before');
+    // Only the Machine controller runs while the deletion starts: the pod stops, no backup is made.
+    await restart(['machine']);
+    await client.delete(MACHINE, ns, 'kill-before');
+    await waitForMachine(client, ns, 'kill-before', 'Stopped', (x) => x.status?.phase === 'Stopped');
+    assert.equal((await backupsOf(m)).length, 0, 'no VolumeBackup yet');
+    await restart();
+    await assertFinished(m);
+    console.log(`  finished in ${Date.now() - started} ms`);
+  });
+
+  it('while a copy Job runs: killed as soon as a copy Job appears, the restart finishes the same backup', async () => {
+    const started = Date.now();
+    await restart();
+    const m = await runningMachine('kill-during');
+    await client.delete(MACHINE, ns, 'kill-during');
+    await waitFor(
+      'a copy Job',
+      async () => (await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('kill-during-')),
+      { intervalMs: 10 },
+    );
+    await operator?.kill();
+    const atKill = await backupsOf(m);
+    console.log(`  at the kill: VolumeBackup phase ${atKill[0]?.status?.phase ?? '(no status yet)'}`);
+    assert.equal(atKill.length, 1);
+    assert.notEqual(atKill[0]?.status?.phase, 'Completed', 'killed before the backup completed');
+    assert.ok(await getMachine(client, ns, 'kill-during'), 'the Machine waits while the operator is down');
+    await restart();
+    await assertFinished(m);
+    console.log(`  finished in ${Date.now() - started} ms`);
+  });
+
+  it('after completion, before the finalizer is removed: the restart removes it', async () => {
+    const started = Date.now();
+    await restart();
+    const m = await runningMachine('kill-after');
+    // Machine + machine-backup: the VolumeBackup is recorded but nothing copies it.
+    await restart(['machine', 'machine-backup']);
+    await client.delete(MACHINE, ns, 'kill-after');
+    await waitFor('the VolumeBackup to be recorded', async () => (await backupsOf(m)).length === 1);
+    // Only the VolumeBackup controller: the backup completes but nobody releases the Machine.
+    await restart(['volumebackup']);
+    await waitFor(
+      'the VolumeBackup to complete',
+      async () => (await backupsOf(m))[0]?.status?.phase === 'Completed',
+    );
+    await operator?.kill();
+    const held = await getMachine(client, ns, 'kill-after');
+    assert.ok(held?.metadata.finalizers?.includes(VOLUME_BACKUP_FINALIZER), 'the finalizer is still there');
+    await restart();
+    await assertFinished(m);
+    console.log(`  finished in ${Date.now() - started} ms`);
+  });
+});

@@ -85,7 +85,11 @@ async function freshNamespace(name: string): Promise<void> {
   }
 }
 
-async function parallel<T>(items: T[], concurrency: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+async function parallel<T>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T) => Promise<unknown>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -101,7 +105,12 @@ function watchPodCreates(namespace: string, signal: AbortSignal) {
     let rv = (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
     while (!signal.aborted) {
       try {
-        for await (const e of client.watch<V1Pod>(CoreTypes.Pod, { namespace, resourceVersion: rv, signal, timeoutSeconds: 600 })) {
+        for await (const e of client.watch<V1Pod>(CoreTypes.Pod, {
+          namespace,
+          resourceVersion: rv,
+          signal,
+          timeoutSeconds: 600,
+        })) {
           if (e.type === 'ADDED') times.push(Date.now());
           rv = e.object.metadata?.resourceVersion ?? rv;
         }
@@ -241,7 +250,10 @@ async function operatorSide(): Promise<SideResult> {
   );
   try {
     for (;;) {
-      const ok = await fetch('http://127.0.0.1:18081/readyz').then((r) => r.ok, () => false);
+      const ok = await fetch('http://127.0.0.1:18081/readyz').then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await sleep(200);
     }
@@ -260,7 +272,9 @@ async function operatorSide(): Promise<SideResult> {
     );
     await waitAllReady(async () => {
       const items = (await client.list<BasicDeployment>(BASIC_DEPLOYMENT, { namespace: ns })).items;
-      return items.filter((d) => d.status?.ready === true && d.status.observedGeneration === d.metadata.generation).length;
+      return items.filter(
+        (d) => d.status?.ready === true && d.status.observedGeneration === d.metadata.generation,
+      ).length;
     });
     const seconds = (Date.now() - started) / 1000;
     stop.abort();

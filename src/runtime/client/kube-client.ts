@@ -1,6 +1,6 @@
+import type { RequestOptions as HttpsRequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import type { RequestOptions as HttpsRequestOptions } from 'node:https';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { ApiError } from './errors.ts';

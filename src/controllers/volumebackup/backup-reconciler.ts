@@ -9,7 +9,7 @@ import {
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { isBeingDeleted } from '../../runtime/client/object.ts';
+import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
@@ -185,8 +185,11 @@ export class VolumeBackupReconciler implements Reconciler {
     const existing = this.deps.claims.get(ns, name);
     if (existing) {
       if (isControlledBy(existing, backup)) return { ok: true };
-      // Left by an earlier VolumeBackup of the same name that is being garbage-collected.
-      if (isBeingDeleted(existing)) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+      // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
+      // have marked it for deletion yet), so wait rather than fail.
+      const owner = controllerRefOf(existing);
+      const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
+      if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
       return {
         ok: false,
         failed: `volume ${volume.name}: claim ${name} exists and is not owned by this VolumeBackup`,

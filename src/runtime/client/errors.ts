@@ -24,11 +24,33 @@ export const isAlreadyExists = (err: unknown): boolean =>
 export const isGone = (err: unknown): boolean => statusOf(err) === 410;
 export const isForbidden = (err: unknown): boolean => statusOf(err) === 403;
 export const isInvalid = (err: unknown): boolean => statusOf(err) === 422;
-/** A JSON Patch `test` operation that did not hold: the object changed under us. */
+/**
+ * The kube-apiserver's whole answer when a JSON Patch cannot be applied (a `test` that does not hold,
+ * a path that does not exist): 422 Invalid with this generic message and empty details. It drops the
+ * patch library's own error text (NewGenericServerResponse in its jsonPatcher), so a failed `test`
+ * cannot be told apart from a patch that addresses a missing path.
+ */
+export const PATCH_NOT_APPLICABLE_MESSAGE = 'the server rejected our request due to an error in our request';
+
+function hasCauses(details: unknown): boolean {
+  const causes = (details as { causes?: unknown } | null | undefined)?.causes;
+  return Array.isArray(causes) && causes.length > 0;
+}
+
+/**
+ * A JSON Patch that did not apply to the stored object: for patches whose `test` operations guard
+ * every assumption (see write/guarded-patch.ts), the object changed under us. A 422 that names the
+ * invalid fields (schema or validation failure of the patched object) is not one.
+ */
 export const isPatchTestFailed = (err: unknown): boolean =>
   err instanceof ApiError &&
-  (err.statusCode === 422 || err.statusCode === 500) &&
-  /test operation/i.test(err.message);
+  ((err.statusCode === 422 &&
+    err.reason === 'Invalid' &&
+    !hasCauses(err.details) &&
+    err.message.endsWith(PATCH_NOT_APPLICABLE_MESSAGE)) ||
+    // Other API servers (and old ones) pass the patch library's message through.
+    ((err.statusCode === 422 || err.statusCode === 500) &&
+      /test operation|testing value/i.test(err.message)));
 
 /** Errors worth retrying later: server-side throttling, timeouts, unavailability, network failures. */
 export function isTransient(err: unknown): boolean {

@@ -42,6 +42,9 @@ export class LeaderElector {
   private lastRenew = 0;
   private leading = false;
   private current: V1Lease | undefined;
+  /** The renewal in progress, if any; release() waits for it so the two never race. */
+  private renewal: Promise<boolean> | undefined;
+  private releasing = false;
 
   constructor(client: KubeClient, config: LeaderElectionConfig, log: Logger, gauge?: Gauge<'name'>) {
     if (config.renewDeadlineMs >= config.leaseDurationMs) {
@@ -80,8 +83,12 @@ export class LeaderElector {
     callbacks.onStartedLeading();
     while (!signal.aborted) {
       await sleep(this.config.retryPeriodMs, signal);
-      if (signal.aborted) break;
-      if (await this.tryAcquireOrRenew()) continue;
+      if (signal.aborted || this.releasing) break;
+      this.renewal = this.tryAcquireOrRenew();
+      const renewed = await this.renewal;
+      this.renewal = undefined;
+      if (this.releasing) break;
+      if (renewed) continue;
       if (Date.now() - this.lastRenew >= this.config.renewDeadlineMs || !this.holdsCurrent()) {
         this.leading = false;
         this.gauge?.set({ name: this.config.name }, 0);
@@ -95,6 +102,9 @@ export class LeaderElector {
   /** Gives the lease up at once so a standby takes over without waiting for expiry. */
   async release(): Promise<void> {
     if (!this.leading || !this.current) return;
+    // A renewal in flight would either re-take the released lease or make our update conflict.
+    this.releasing = true;
+    await this.renewal;
     this.leading = false;
     this.gauge?.set({ name: this.config.name }, 0);
     const now = microTime(Date.now());

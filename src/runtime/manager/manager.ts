@@ -39,6 +39,7 @@ export class Manager implements ControllerHost {
   readonly controllers: Controller[] = [];
   /** events.k8s.io/v1 Events, aggregated and rate limited; shared by every controller. */
   readonly events: EventRecorder;
+  private readonly eventRecorder: ApiEventRecorder;
   private readonly stopSignal = new AbortController();
   private elector: LeaderElector | undefined;
   private servers: Server[] = [];
@@ -64,7 +65,11 @@ export class Manager implements ControllerHost {
     // does, so a burst of Events never slows the controllers' own writes.
     const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
     const eventClient = new KubeClient(kc, { throttle: eventThrottle, userAgent: 'basic-operator/events' });
-    this.events = new ApiEventRecorder({ client: eventClient, log: this.log.child({ component: 'events' }) });
+    this.eventRecorder = new ApiEventRecorder({
+      client: eventClient,
+      log: this.log.child({ component: 'events' }),
+    });
+    this.events = this.eventRecorder;
   }
 
   controller(name: string): ControllerBuilder {
@@ -165,6 +170,8 @@ export class Manager implements ControllerHost {
     this.controllersRunning = false;
     if (wasRunning) await Promise.all(this.controllers.map((c) => c.stop()));
     await this.elector?.release();
+    // Events already recorded still reach the API server, within a bound.
+    await Promise.race([this.eventRecorder.drain(), new Promise((r) => setTimeout(r, 2000).unref())]);
     this.stopSignal.abort();
     await Promise.race([this.cache.stopped(), new Promise((r) => setTimeout(r, 2000).unref())]);
     await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

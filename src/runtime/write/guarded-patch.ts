@@ -1,8 +1,10 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Operation } from 'fast-json-patch';
-import { ApiError, isConflict, isInvalid, isPatchTestFailed } from '../client/errors.ts';
+import { ApiError, isConflict, isPatchTestFailed } from '../client/errors.ts';
 import type { KubeClient } from '../client/kube-client.ts';
 import { type KubeObject, objectKey, uidOf } from '../client/object.ts';
 import type { ResourceType } from '../client/resource.ts';
+import { type Backoff, backoffDelays } from './retry.ts';
 
 /**
  * List edits (finalizers, ownerReferences) as JSON Patches (RFC 6902) whose `test` operations state
@@ -18,11 +20,25 @@ export type JsonPatch = Operation[];
 export interface GuardedPatchOptions {
   /** Patch attempts in all, each after a fresh read; default 5. */
   attempts?: number;
+  /** Pause before each re-read; default DEFAULT_GUARDED_PATCH_BACKOFF. */
+  backoff?: Partial<Backoff>;
   fieldManager?: string;
   signal?: AbortSignal;
 }
 
 export const DEFAULT_GUARDED_PATCH_ATTEMPTS = 5;
+
+/**
+ * Without a pause, a writer that retries (read, then patch) against one that writes back to back
+ * falls into step with it: every re-read lands just before the other's next write, and every
+ * attempt fails. A random pause of one to two times a growing base breaks the rhythm.
+ */
+export const DEFAULT_GUARDED_PATCH_BACKOFF: Backoff = {
+  initialDelayMs: 5,
+  factor: 2,
+  jitter: 1,
+  maxDelayMs: 500,
+};
 
 /** `test` that the object is still the one we read, not a namesake created after a delete. */
 export function uidGuard(obj: KubeObject): JsonPatch {
@@ -47,12 +63,12 @@ export function absentListGuard(obj: KubeObject): JsonPatch {
 }
 
 /**
- * A rejected guard. The server reports a failed `test` as 422 Invalid (sometimes with the detail
- * only in the Status causes, so the message check alone is not enough); 409 covers a write that
- * raced at the storage layer. A 422 for another reason just uses up the attempts and is rethrown.
+ * A rejected guard: the patch did not apply to the stored object (see isPatchTestFailed for how the
+ * API server reports that), or 409 for a write that raced at the storage layer. A 422 that names
+ * invalid fields is the patched object failing validation: retrying cannot help, so it is thrown.
  */
 export function isGuardFailure(err: unknown): boolean {
-  return isPatchTestFailed(err) || isInvalid(err) || isConflict(err);
+  return isPatchTestFailed(err) || isConflict(err);
 }
 
 /**
@@ -71,6 +87,7 @@ export async function patchWithGuards<T extends KubeObject>(
   const attempts = options.attempts ?? DEFAULT_GUARDED_PATCH_ATTEMPTS;
   const namespace = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? '';
+  const delays = backoffDelays(attempts, { ...DEFAULT_GUARDED_PATCH_BACKOFF, ...options.backoff });
   let current = obj;
   for (let attempt = 1; ; attempt++) {
     const patch = buildPatch(current);
@@ -83,6 +100,7 @@ export async function patchWithGuards<T extends KubeObject>(
     } catch (err) {
       if (attempt >= attempts || !isGuardFailure(err)) throw err;
     }
+    await sleepFor(delays[attempt - 1] ?? 0, undefined, { signal: options.signal });
     const fresh = await client.get<T>(type, namespace, name, options.signal);
     if (uidOf(obj) && uidOf(fresh) !== uidOf(obj)) {
       throw new ApiError(

@@ -23,6 +23,7 @@ export {
 export {
   absentListGuard,
   DEFAULT_GUARDED_PATCH_ATTEMPTS,
+  DEFAULT_GUARDED_PATCH_BACKOFF,
   type GuardedPatchOptions,
   isGuardFailure,
   type JsonPatch,

@@ -48,20 +48,28 @@ export function statusMergePatch(current: object | undefined, next: object): { s
 }
 
 /**
- * Writes the status subresource with a JSON merge patch, or nothing at all when the computed status
- * equals the current one (a no-op write would still bump resourceVersion and wake every watcher,
- * including this controller: a reconcile loop that never settles).
+ * The JSON Patch that sets the whole status to `next`, guarded by a `test` of the object's uid: a
+ * status computed for an object that has since been deleted and recreated under the same name (the
+ * cache had not caught up) must not land on its successor.
+ */
+export function statusReplacePatch(obj: KubeObject, next: object): Array<Record<string, unknown>> {
+  return [
+    { op: 'test', path: '/metadata/uid', value: obj.metadata?.uid },
+    { op: 'add', path: '/status', value: next },
+  ];
+}
+
+/**
+ * Writes the status subresource, or nothing at all when the computed status equals the current one
+ * (a no-op write would still bump resourceVersion and wake every watcher, including this controller:
+ * a reconcile loop that never settles).
  *
- * Why a merge patch without resourceVersion, and no conflict retry: the /status endpoint only takes
- * `status` from the body, so the patch cannot clobber a concurrent spec or metadata change, and this
- * controller is the single writer of its status, so there is no other status writer to race with.
- * A PUT would instead fail with 409 whenever anything else (a label, a finalizer) changed since our
- * cache read, for no benefit.
- *
- * Caveat: fields the new status drops are deleted (sent as null) relative to `obj`. If `obj` comes
- * from a cache that has not yet seen our previous write, a field added by that write and dropped now
- * survives. Keep status shapes fixed (write 0/false/[] instead of omitting a field), or use
- * replaceStatus, which is guarded by resourceVersion.
+ * The write is a JSON Patch that replaces the whole status, guarded by the uid (see
+ * statusReplacePatch), without resourceVersion and without a conflict retry: the /status endpoint
+ * only takes `status` from the body, so the patch cannot clobber a concurrent spec or metadata
+ * change, and the calling controller is the single writer of this status. A PUT would instead fail
+ * with 409 whenever anything else (a label, a finalizer) changed since our cache read, for no benefit.
+ * Controllers that share a status with another writer use replaceStatus.
  */
 export async function updateStatus<T extends ObjectWithStatus>(
   client: KubeClient,
@@ -76,8 +84,8 @@ export async function updateStatus<T extends ObjectWithStatus>(
     type,
     obj.metadata?.namespace,
     obj.metadata?.name ?? '',
-    'merge',
-    statusMergePatch(obj.status, next),
+    'json',
+    statusReplacePatch(obj, next),
     { subresource: 'status', fieldManager: options.fieldManager, signal: options.signal },
   );
   return { changed: true, object };

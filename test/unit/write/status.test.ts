@@ -130,3 +130,14 @@ describe('statusMergePatch', () => {
     assert.deepEqual(statusMergePatch(undefined, { replicas: 1 }), { status: { replicas: 1 } });
   });
 });
+
+describe('statusReplacePatch', () => {
+  it('replaces the whole status, guarded by the uid', async () => {
+    const { statusReplacePatch } = await import('../../../src/runtime/write/status.ts');
+    const patch = statusReplacePatch({ metadata: { uid: 'u1' } }, { replicas: 2 });
+    assert.deepEqual(patch, [
+      { op: 'test', path: '/metadata/uid', value: 'u1' },
+      { op: 'add', path: '/status', value: { replicas: 2 } },
+    ]);
+  });
+});

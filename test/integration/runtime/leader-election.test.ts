@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { Informer } from '../../../src/runtime/cache/informer.ts';
+import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import type { KubeObject } from '../../../src/runtime/client/object.ts';
+import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
+import { LeaderElector } from '../../../src/runtime/manager/leader-election.ts';
+import { testClient, testCluster, testKubeConfig } from '../../support/cluster.ts';
+import { MARKER_ANNOTATION } from '../../support/fixture-operator.ts';
+import { testLogger } from '../../support/log.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { sleep, waitFor } from '../../support/wait.ts';
+import { fixtureFlags, httpGet, OperatorProcess } from './operator-process.ts';
+import { parseMetrics, value } from './prometheus-text.ts';
+
+/**
+ * Leader election between real operator processes (test/support/fixture-operator.ts) with the
+ * default lease timings (15 s lease, 10 s renew deadline, 2 s retry period).
+ */
+
+const markerConfigMap = (namespace: string, name: string): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, labels: { test: 'marker' } },
+});
+
+/** Appends `value` unless it repeats the last entry. */
+function record(history: string[], value: string): void {
+  if (history.at(-1) !== value) history.push(value);
+}
+
+async function masterStatus(process: OperatorProcess, leaseName: string): Promise<number> {
+  const { metrics } = await process.ports();
+  const { body } = await httpGet(metrics, '/metrics');
+  return value(parseMetrics(body), 'leader_election_master_status', { name: leaseName });
+}
+
+/** Holds the next read of a Lease until open() is called, to line a renewal up with a release. */
+class GatedClient extends KubeClient {
+  #gate: Promise<void> | undefined;
+  #open: (() => void) | undefined;
+  #entered: (() => void) | undefined;
+
+  /** Arms the gate; resolves once a Lease read is waiting at it. */
+  holdNextLeaseRead(): Promise<void> {
+    this.#gate = new Promise((resolve) => {
+      this.#open = resolve;
+    });
+    return new Promise((resolve) => {
+      this.#entered = resolve;
+    });
+  }
+
+  open(): void {
+    this.#open?.();
+    this.#gate = undefined;
+  }
+
+  override async get<T extends KubeObject>(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (type.kind === 'Lease' && this.#gate) {
+      this.#entered?.();
+      await this.#gate;
+    }
+    return super.get<T>(type, namespace, name, signal);
+  }
+}
+
+describe('leader election between operator processes', () => {
+  let client: KubeClient;
+  let ns: string;
+  let kubeconfig: string;
+  const processes: OperatorProcess[] = [];
+  const stopInformers = new AbortController();
+
+  before(async () => {
+    client = await testClient();
+    kubeconfig = (await testCluster()).kubeconfig;
+    ns = await createNamespace(client, 'leader');
+  });
+  after(async () => {
+    for (const p of processes) p.kill('SIGKILL');
+    await Promise.all(processes.map((p) => p.exited));
+    stopInformers.abort();
+    await deleteNamespace(client, ns);
+  });
+
+  it('lets only the lease holder reconcile, fails over after SIGKILL and hands over at once on SIGTERM', {
+    timeout: 120_000,
+  }, async (t) => {
+    const leaseName = `marker-${randomBytes(3).toString('hex')}`;
+    const flags = [
+      ...fixtureFlags(kubeconfig, ns),
+      '--leader-elect',
+      '--leader-election-id',
+      leaseName,
+      '--leader-election-namespace',
+      ns,
+    ];
+    const start = (name: string) => {
+      const p = new OperatorProcess(name, flags);
+      processes.push(p);
+      return p;
+    };
+
+    // Everything either replica ever writes, and every holder the Lease ever names, as watched.
+    const marks = new Map<string, string[]>();
+    const configMaps = new Informer<V1ConfigMap>(
+      client,
+      CoreTypes.ConfigMap,
+      { namespaces: [ns], labelSelector: 'test=marker' },
+      testLogger(),
+    );
+    const noteMark = (cm: V1ConfigMap) => {
+      const mark = cm.metadata?.annotations?.[MARKER_ANNOTATION];
+      const name = cm.metadata?.name ?? '';
+      if (mark !== undefined) record(marks.get(name) ?? marks.set(name, []).get(name)!, mark);
+    };
+    configMaps.addHandler({ onAdd: noteMark, onUpdate: (_old, cm) => noteMark(cm) });
+    const holders: string[] = [];
+    const leases = new Informer<V1Lease>(client, CoreTypes.Lease, { namespaces: [ns] }, testLogger());
+    const noteHolder = (lease: V1Lease) => {
+      if (lease.metadata?.name === leaseName) record(holders, lease.spec?.holderIdentity ?? '');
+    };
+    leases.addHandler({ onAdd: noteHolder, onUpdate: (_old, lease) => noteHolder(lease) });
+    configMaps.start(stopInformers.signal);
+    leases.start(stopInformers.signal);
+    await waitFor('the test informers to sync', () => configMaps.hasSynced && leases.hasSynced);
+    const markOf = (name: string) => configMaps.get(ns, name)?.metadata?.annotations?.[MARKER_ANNOTATION];
+    const holder = async () =>
+      (await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName)).spec?.holderIdentity ?? '';
+
+    const names = ['before-0', 'before-1', 'before-2'];
+    for (const name of names) await client.create(CoreTypes.ConfigMap, markerConfigMap(ns, name));
+    const a = start('replica-a');
+    const b = start('replica-b');
+    const [idA, idB] = await Promise.all([a.identity(), b.identity()]);
+
+    // 1. One replica reconciles everything; the other nothing.
+    const leaderId = await waitFor(
+      'every configmap to be marked by one replica',
+      () => {
+        const found = new Set(names.map(markOf));
+        const [only] = found;
+        return found.size === 1 && only !== undefined ? only : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    const [leader, standby, standbyId] = leaderId === idA ? [a, b, idB] : [b, a, idA];
+    assert.ok(leaderId === idA || leaderId === idB, `marked by an unknown identity ${leaderId}`);
+    assert.equal(await holder(), leaderId, 'the Lease names the replica that reconciles');
+    await sleep(2_500); // more than a retry period: time for a misbehaving standby to act
+    for (const name of names)
+      assert.deepEqual(marks.get(name), [leaderId], `${name} marked only by the leader`);
+    assert.equal(await masterStatus(leader, leaseName), 1, 'leader_election_master_status on the leader');
+    assert.equal(await masterStatus(standby, leaseName), 0, 'leader_election_master_status on the standby');
+
+    // 2. SIGKILL: the lease is not released, so the standby waits for it to expire, then takes over.
+    const killedAt = Date.now();
+    leader.kill('SIGKILL');
+    await client.create(CoreTypes.ConfigMap, markerConfigMap(ns, 'after-kill'));
+    await waitFor(
+      'the standby to reconcile after the leader died',
+      () => markOf('after-kill') === standbyId,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+      },
+    );
+    const takeoverMs = Date.now() - killedAt;
+    t.diagnostic(`takeover after SIGKILL of the leader: ${takeoverMs} ms`);
+    assert.ok(takeoverMs < 20_000, `takeover took ${takeoverMs} ms`);
+    assert.deepEqual(marks.get('after-kill'), [standbyId]);
+    assert.equal((await leader.exited).signal, 'SIGKILL');
+    assert.equal(await holder(), standbyId);
+    assert.equal(await masterStatus(standby, leaseName), 1);
+
+    // 3. SIGTERM with a third replica waiting: the lease is released on the way out, so the hand-over
+    //    takes at most one retry period instead of a lease duration.
+    const third = start('replica-c');
+    const idC = await third.identity();
+    const { health } = await third.ports();
+    await waitFor('the third replica to be ready (caches synced)', async () => {
+      return (await httpGet(health, '/readyz')).status === 200;
+    });
+    assert.equal(await masterStatus(third, leaseName), 0);
+    const terminatedAt = Date.now();
+    standby.kill('SIGTERM');
+    await client.create(CoreTypes.ConfigMap, markerConfigMap(ns, 'after-term'));
+    await waitFor('the third replica to reconcile', () => markOf('after-term') === idC, {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
+    const handoverMs = Date.now() - terminatedAt;
+    t.diagnostic(`hand-over after SIGTERM of the leader: ${handoverMs} ms`);
+    assert.ok(handoverMs < 5_000, `hand-over took ${handoverMs} ms`);
+    const exit = await standby.exited;
+    assert.equal(exit.code, 0, `the SIGTERMed replica exits 0\n${standby.describe()}`);
+    assert.ok(standby.indexOf('released the leader lease') >= 0, standby.describe());
+    await waitFor('the Lease to name the third replica', async () => (await holder()) === idC);
+    assert.deepEqual(
+      holders,
+      [leaderId, standbyId, '', idC],
+      'holders: first leader, the standby taking over an expired lease, released (empty), the third replica',
+    );
+  });
+
+  it('releases the lease for good even when a renewal is in flight', { timeout: 30_000 }, async () => {
+    const leaseName = `release-${randomBytes(3).toString('hex')}`;
+    const gated = new GatedClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
+    const elector = new LeaderElector(
+      gated,
+      {
+        namespace: ns,
+        name: leaseName,
+        identity: 'release-test',
+        leaseDurationMs: 3_000,
+        renewDeadlineMs: 2_000,
+        retryPeriodMs: 200,
+      },
+      testLogger(),
+    );
+    const stop = new AbortController();
+    let leading!: () => void;
+    const started = new Promise<void>((resolve) => {
+      leading = resolve;
+    });
+    const running = elector.run(stop.signal, { onStartedLeading: leading, onStoppedLeading: () => {} });
+    await started;
+    // A renewal reads the Lease just before the release; its read is answered after the release.
+    await gated.holdNextLeaseRead();
+    const released = elector.release();
+    await sleep(300);
+    gated.open();
+    await released;
+    stop.abort();
+    await running;
+    await sleep(600); // three retry periods: nothing may take the lease back
+    const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
+    assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease stays released');
+  });
+});

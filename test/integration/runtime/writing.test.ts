@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import {
+  BASIC_REPLICA_SET,
+  type BasicReplicaSet,
+  type BasicReplicaSetStatus,
+} from '../../../src/apis/index.ts';
+import { ApiError, isInvalid, isPatchTestFailed } from '../../../src/runtime/client/errors.ts';
+import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import type { KubeObject } from '../../../src/runtime/client/object.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { ApiEventRecorder, type EventsV1Event } from '../../../src/runtime/events/index.ts';
+import {
+  addFinalizer,
+  adopt,
+  controllerReference,
+  findCondition,
+  hasFinalizer,
+  isControlledBy,
+  release,
+  removeFinalizer,
+  setCondition,
+  updateStatus,
+} from '../../../src/runtime/write/index.ts';
+import { testClient, testKubeConfig } from '../../support/cluster.ts';
+import { testLogger } from '../../support/log.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { sleep } from '../../support/wait.ts';
+
+const configMap = (namespace: string, name: string): V1ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace, labels: { test: 'writing' } },
+});
+
+const replicaSet = (namespace: string, name: string): BasicReplicaSet => ({
+  apiVersion: BASIC_REPLICA_SET.apiVersion,
+  kind: BASIC_REPLICA_SET.kind,
+  metadata: { name, namespace },
+  spec: {
+    replicas: 0,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+    },
+  },
+});
+
+/** Counts patches and failed guards (the object had changed since it was read). */
+class CountingClient extends KubeClient {
+  patches = 0;
+  guardFailures = 0;
+  maxInARow = 0;
+  #inARow = 0;
+
+  override async patch<T extends KubeObject>(...args: Parameters<KubeClient['patch']>): Promise<T> {
+    this.patches++;
+    try {
+      const result = await super.patch<T>(...args);
+      this.#inARow = 0;
+      return result;
+    } catch (err) {
+      if (isPatchTestFailed(err)) {
+        this.guardFailures++;
+        this.maxInARow = Math.max(this.maxInARow, ++this.#inARow);
+      }
+      throw err;
+    }
+  }
+}
+
+/** A client of its own, as a second controller (or process) would have. */
+async function countingClient(): Promise<CountingClient> {
+  return new CountingClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  assert.fail('expected the API server to reject the write');
+}
+
+describe('write helpers against the API server', () => {
+  let client: KubeClient;
+  let ns: string;
+
+  before(async () => {
+    client = await testClient();
+    ns = await createNamespace(client, 'writing');
+  });
+  after(async () => {
+    // A leftover finalizer would hold the namespace in Terminating.
+    const left = await client.list<V1ConfigMap>(CoreTypes.ConfigMap, { namespace: ns });
+    for (const cm of left.items.filter((c) => c.metadata?.finalizers?.length)) {
+      await client.patch(CoreTypes.ConfigMap, ns, cm.metadata!.name!, 'merge', {
+        metadata: { finalizers: null },
+      });
+    }
+    await deleteNamespace(client, ns);
+  });
+
+  it('keeps two writers of finalizers on one object from undoing each other (50 rounds each)', {
+    timeout: 60_000,
+  }, async (t) => {
+    const created = await client.create(CoreTypes.ConfigMap, configMap(ns, 'finalizers'));
+    const rounds = 50;
+    // Two writers that write back to back starve each other: each write of one fails the other's
+    // guards, and a loser only gets through once its (growing) pause falls between the winner's
+    // writes. Controllers do not write like this; the budget here is for the test's tight loop.
+    const options = { attempts: 20 };
+    const writer = async (writerClient: CountingClient, finalizer: string) => {
+      let mine: V1ConfigMap = created; // deliberately reused: usually stale, the guards must catch it
+      for (let round = 0; round < rounds; round++) {
+        mine = await addFinalizer(writerClient, CoreTypes.ConfigMap, mine, finalizer, options);
+        assert.ok(hasFinalizer(mine, finalizer), `${finalizer} present after adding (round ${round})`);
+        mine = await removeFinalizer(writerClient, CoreTypes.ConfigMap, mine, finalizer, options);
+        assert.ok(!hasFinalizer(mine, finalizer), `${finalizer} gone after removing (round ${round})`);
+      }
+      // End on an add: both must survive the other's last writes.
+      return addFinalizer(writerClient, CoreTypes.ConfigMap, mine, finalizer, options);
+    };
+    const started = Date.now();
+    const [a, b] = ['test.basicoperator.dev/writer-a', 'test.basicoperator.dev/writer-b'];
+    const [clientA, clientB] = [await countingClient(), await countingClient()];
+    await Promise.all([writer(clientA, a), writer(clientB, b)]);
+    let server = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'finalizers');
+    assert.deepEqual([...(server.metadata?.finalizers ?? [])].sort(), [a, b]);
+    await Promise.all([
+      removeFinalizer(clientA, CoreTypes.ConfigMap, server, a, options),
+      removeFinalizer(clientB, CoreTypes.ConfigMap, server, b, options),
+    ]);
+    server = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'finalizers');
+    assert.deepEqual(server.metadata?.finalizers ?? [], []);
+    t.diagnostic(
+      `2 x ${rounds} add/remove rounds on one object in ${Date.now() - started} ms; ` +
+        `guard failures a ${clientA.guardFailures} (at most ${clientA.maxInARow} in a row), ` +
+        `b ${clientB.guardFailures} (at most ${clientB.maxInARow} in a row)`,
+    );
+
+    // A patch the server rejects for another reason (here: an invalid finalizer name) is not retried.
+    const invalidClient = await countingClient();
+    const invalid = await rejection(
+      addFinalizer(invalidClient, CoreTypes.ConfigMap, server, 'not a valid finalizer!', options),
+    );
+    assert.ok(isInvalid(invalid) && !isPatchTestFailed(invalid), invalid.message);
+    assert.equal(invalidClient.patches, 1, 'a validation error is thrown at once');
+  });
+
+  it('skips a status write that changes nothing and keeps lastTransitionTime while status holds', {
+    timeout: 60_000,
+  }, async () => {
+    const type = BASIC_REPLICA_SET;
+    let brs = await client.create<BasicReplicaSet>(type, replicaSet(ns, 'status'));
+    const status = (ready: 'True' | 'False', reason: string) => (obj: BasicReplicaSet) =>
+      ({
+        replicas: 0,
+        activeReplicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        conditions: setCondition(
+          obj.status?.conditions,
+          { type: 'Ready', status: ready, reason, message: reason },
+          new Date(),
+        ),
+      }) as BasicReplicaSetStatus;
+
+    const first = await updateStatus(client, type, brs, status('False', 'Scaling'));
+    assert.equal(first.changed, true);
+    brs = first.object;
+    const firstTransition = findCondition(brs.status?.conditions, 'Ready')!.lastTransitionTime;
+    assert.equal(brs.status?.observedGeneration, brs.metadata.generation);
+
+    const same = await updateStatus(client, type, brs, status('False', 'Scaling'));
+    assert.equal(same.changed, false);
+    const read = await client.get<BasicReplicaSet>(type, ns, 'status');
+    assert.equal(
+      read.metadata.resourceVersion,
+      brs.metadata.resourceVersion,
+      'no write, no new resourceVersion',
+    );
+
+    await sleep(1_100); // condition times have whole-second resolution
+    const reasonOnly = await updateStatus(client, type, read, status('False', 'StillScaling'));
+    assert.equal(reasonOnly.changed, true);
+    const held = findCondition(reasonOnly.object.status?.conditions, 'Ready')!;
+    assert.equal(held.reason, 'StillScaling');
+    assert.equal(held.lastTransitionTime, firstTransition, 'same status: the transition time stays');
+
+    const flipped = await updateStatus(client, type, reasonOnly.object, status('True', 'AllReady'));
+    const ready = findCondition(flipped.object.status?.conditions, 'Ready')!;
+    assert.equal(ready.status, 'True');
+    assert.notEqual(ready.lastTransitionTime, firstTransition, 'a new status moves the transition time');
+  });
+
+  it('folds 20 identical events into one Event with a series', { timeout: 60_000 }, async () => {
+    const regarding = await client.create(CoreTypes.ConfigMap, configMap(ns, 'evented'));
+    const recorder = new ApiEventRecorder({ client, reportingInstance: 'writing-test', log: testLogger() });
+    for (let i = 0; i < 20; i++) {
+      recorder.event(regarding, 'Normal', 'TestRepeated', 'Testing', 'the same thing happened again');
+    }
+    await recorder.drain();
+    const events = await client.list<EventsV1Event>(CoreTypes.Event, { namespace: ns });
+    const ours = events.items.filter((e) => e.reason === 'TestRepeated');
+    assert.equal(ours.length, 1, 'one Event object');
+    const [event] = ours;
+    assert.equal(event!.regarding.uid, regarding.metadata?.uid);
+    assert.equal(event!.reportingController, 'basic-operator');
+    assert.ok((event!.series?.count ?? 0) >= 2, `series ${JSON.stringify(event!.series)}`);
+    assert.equal(event!.series?.count, 20, 'every occurrence counted once the writes drained');
+  });
+
+  it('adopts and releases with guarded patches, and reports a failed guard as such', {
+    timeout: 60_000,
+  }, async (t) => {
+    const owner = await client.create(CoreTypes.ConfigMap, configMap(ns, 'owner'));
+    const other = await client.create(CoreTypes.ConfigMap, configMap(ns, 'other-owner'));
+    const orphan = await client.create(CoreTypes.ConfigMap, configMap(ns, 'orphan'));
+
+    const adopted = await adopt(client, CoreTypes.ConfigMap, orphan, owner, CoreTypes.ConfigMap);
+    assert.ok(isControlledBy(adopted, owner));
+    const released = await release(client, CoreTypes.ConfigMap, adopted, owner);
+    assert.ok(released && !isControlledBy(released, owner));
+    assert.deepEqual(released.metadata?.ownerReferences ?? [], []);
+
+    // A stale copy: another writer changed the ownerReferences after we read it.
+    const stale = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'orphan');
+    const reference = { ...controllerReference(other, CoreTypes.ConfigMap), controller: false };
+    await client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'merge', {
+      metadata: { ownerReferences: [reference] },
+    });
+    const failed = await rejection(adopt(client, CoreTypes.ConfigMap, stale, owner, CoreTypes.ConfigMap));
+    t.diagnostic(
+      `failed JSON Patch test: ${failed.statusCode} ${failed.reason}: "${failed.message}" details ${JSON.stringify(failed.details)}`,
+    );
+    assert.equal(failed.statusCode, 422);
+    assert.equal(failed.reason, 'Invalid');
+    assert.ok(isPatchTestFailed(failed), 'recognised as a failed test operation');
+    const unchanged = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'orphan');
+    assert.deepEqual(
+      unchanged.metadata?.ownerReferences?.map((r) => r.uid),
+      [other.metadata?.uid],
+      'nothing was written',
+    );
+
+    // With the list present: the whole-list test fails when the list changed meanwhile.
+    const staleWithList = unchanged;
+    await client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'merge', { metadata: { ownerReferences: null } });
+    const failedList = await rejection(
+      adopt(client, CoreTypes.ConfigMap, staleWithList, owner, CoreTypes.ConfigMap),
+    );
+    assert.ok(isPatchTestFailed(failedList));
+
+    // A 422 for another reason (the patched object fails validation) is not a failed test.
+    const invalid = await rejection(
+      client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'json', [
+        { op: 'add', path: '/metadata/labels/bad', value: 'not a valid label value!' },
+      ]),
+    );
+    assert.ok(isInvalid(invalid));
+    assert.equal(isPatchTestFailed(invalid), false, `validation error: ${invalid.message}`);
+  });
+});

@@ -4,9 +4,8 @@ import { isNotFound } from '../../src/runtime/client/errors.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
 import type { Predicate } from '../../src/runtime/controller/predicates.ts';
 import type { ReconcileContext, Request } from '../../src/runtime/controller/reconciler.ts';
-import { errorMessage } from '../../src/runtime/log.ts';
-import { ConfigError, parseConfig } from '../../src/runtime/manager/config.ts';
-import { Manager } from '../../src/runtime/manager/manager.ts';
+import type { Manager } from '../../src/runtime/manager/manager.ts';
+import { runMain } from '../../src/runtime/manager/run.ts';
 
 /**
  * A stand-in operator for process-level tests (leader election, graceful shutdown): the same entry
@@ -89,51 +88,13 @@ function registerFixtureControllers(manager: Manager): void {
     });
 }
 
-async function main(argv: string[]): Promise<number> {
-  let config: ReturnType<typeof parseConfig>;
-  try {
-    config = parseConfig(argv);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`fixture-operator: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  if (config === 'help') return 0;
-  const manager = new Manager(config);
-  manager.log.info(FIXTURE_STARTED, { identity: config.leaderElection.identity, pid: process.pid });
-  registerFixtureControllers(manager);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    manager.log.info('received signal', { signal });
-    manager.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        manager.log.error('shutdown failed', { error: errorMessage(err) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  await manager.start();
-  return -1; // keep running
-}
-
 // Tests import the names above; only running the file starts an operator.
 if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exit(code);
+  runMain(process.argv.slice(2), {
+    name: 'fixture-operator',
+    register: (manager, config) => {
+      manager.log.info(FIXTURE_STARTED, { identity: config.leaderElection.identity, pid: process.pid });
+      registerFixtureControllers(manager);
     },
-    (err: unknown) => {
-      process.stderr.write(
-        `fixture-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      );
-      process.exit(1);
-    },
-  );
+  });
 }

@@ -10,8 +10,9 @@ import {
   registerVolumeBackupJobsController,
 } from '../../../src/controllers/volumebackup/index.ts';
 import { errorMessage } from '../../../src/runtime/log.ts';
-import { ConfigError, parseConfig } from '../../../src/runtime/manager/config.ts';
-import { Manager } from '../../../src/runtime/manager/manager.ts';
+import { ConfigError } from '../../../src/runtime/manager/config.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { runMain } from '../../../src/runtime/manager/run.ts';
 
 export const ALL_CONTROLLERS = ['machine', 'machine-backup', 'volumebackup'] as const;
 export type ControllerName = (typeof ALL_CONTROLLERS)[number];
@@ -32,52 +33,18 @@ function splitControllers(argv: string[]): { controllers: ControllerName[]; rest
   return { controllers: names as ControllerName[], rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
 }
 
-async function main(argv: string[]): Promise<number> {
-  let config: ReturnType<typeof parseConfig>;
-  let controllers: ControllerName[];
-  try {
-    const split = splitControllers(argv);
-    controllers = split.controllers;
-    config = parseConfig(split.rest);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`machine-operator: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
-  if (config === 'help') return 0;
-  const manager = new Manager(config);
-  for (const name of controllers) REGISTER[name](manager);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    manager.log.info('received signal', { signal });
-    manager.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        manager.log.error('shutdown failed', { error: errorMessage(err) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  await manager.start();
-  return -1; // keep running
-}
-
 if (import.meta.main) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      if (code >= 0) process.exit(code);
+  let split: { controllers: ControllerName[]; rest: string[] };
+  try {
+    split = splitControllers(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`machine-operator: ${errorMessage(err)}\n`);
+    process.exit(2);
+  }
+  runMain(split.rest, {
+    name: 'machine-operator',
+    register: (manager) => {
+      for (const name of split.controllers) REGISTER[name](manager);
     },
-    (err: unknown) => {
-      process.stderr.write(
-        `machine-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      );
-      process.exit(1);
-    },
-  );
+  });
 }

@@ -1,0 +1,81 @@
+import { errorMessage } from '../log.ts';
+import { ConfigError, type ManagerConfig, parseConfig, usage } from './config.ts';
+import { ClusterUnreachableError, Manager } from './manager.ts';
+
+export interface RunOptions {
+  /** Prefix of messages on stderr. */
+  name: string;
+  /** Registers the controllers. */
+  register(manager: Manager, config: ManagerConfig): void;
+  /** Called once the manager is started (tests log a marker here). */
+  started?(manager: Manager): void;
+}
+
+/**
+ * The process around a manager: parse flags and environment, register controllers, start, and on
+ * SIGTERM/SIGINT stop gracefully and exit 0. Exit codes: 2 bad configuration, 1 no cluster or a
+ * failed shutdown. Resolves only when the process should exit at once (help, errors).
+ */
+export async function runOperator(argv: string[], options: RunOptions): Promise<number> {
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${options.name}: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  let manager: Manager;
+  try {
+    manager = new Manager(config);
+  } catch (err) {
+    process.stderr.write(`${options.name}: cannot load the kubeconfig: ${errorMessage(err)}\n`);
+    return 1;
+  }
+  options.register(manager, config);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    manager.log.info('received signal', { signal });
+    manager.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        manager.log.error('shutdown failed', { error: errorMessage(err) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  try {
+    await manager.start();
+  } catch (err) {
+    if (err instanceof ClusterUnreachableError) {
+      process.stderr.write(`${options.name}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  options.started?.(manager);
+  return new Promise<number>(() => {}); // runs until a signal
+}
+
+/** Runs `runOperator` as the process's main function. */
+export function runMain(argv: string[], options: RunOptions): void {
+  runOperator(argv, options).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(
+        `${options.name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

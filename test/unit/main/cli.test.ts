@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+const main = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, ['src/main.ts', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
+
+describe('src/main.ts', () => {
+  it('--help lists the flags and their environment variables', () => {
+    const result = main(['--help']);
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /--leader-elect/);
+    assert.match(result.stdout, /BASIC_OPERATOR_KUBE_API_QPS/);
+  });
+
+  it('rejects bad configuration with a message naming the flag (exit 2)', () => {
+    const bad = main(['--kube-api-qps', 'fast']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--kube-api-qps: "fast" must be a number >= 0/);
+    const unknown = main(['--no-such-flag']);
+    assert.equal(unknown.status, 2);
+    assert.match(unknown.stderr, /Unknown option '--no-such-flag'/);
+    const env = main([], { BASIC_OPERATOR_LEADER_ELECTION_RENEW_DEADLINE: '20s' });
+    assert.equal(env.status, 2);
+    assert.match(env.stderr, /renew-deadline must be shorter than --leader-election-lease-duration/);
+  });
+
+  it('exits with a clear message when no cluster can be reached (exit 1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bo-cli-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'current-context: x',
+      ].join('\n'),
+    );
+    const result = main([
+      '--kubeconfig',
+      kubeconfig,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '0',
+    ]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /cannot reach the Kubernetes API server at https:\/\/127\.0\.0\.1:1/);
+    assert.match(result.stderr, /npm run cluster:up/);
+  });
+});

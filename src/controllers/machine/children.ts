@@ -1,6 +1,6 @@
 // The objects a Machine is realized as, built from its spec alone (pure, so they can be tested).
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { MACHINE, type Machine, type MachineVolume } from '../../apis/index.ts';
+import { MACHINE, type Machine, type MachineVolume, volumeCopyPodTemplate } from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { claimName, machineLabels, podName, ROLE_LABEL, restoreJobName, volumeLabels } from './names.ts';
 
@@ -8,8 +8,6 @@ import { claimName, machineLabels, podName, ROLE_LABEL, restoreJobName, volumeLa
 export const MACHINE_CONTAINER = 'machine';
 /** Pod-level retries of a restore Job before it counts as failed. */
 export const RESTORE_BACKOFF_LIMIT = 3;
-/** What a restore Job runs: copy everything, keeping owners, modes and times. */
-export const COPY_COMMAND = ['sh', '-c', 'cp -a /source/. /target/'];
 
 export function volumes(machine: Machine): MachineVolume[] {
   return machine.spec.volumes ?? [];
@@ -87,27 +85,7 @@ export function desiredRestoreJob(
     },
     spec: {
       backoffLimit: RESTORE_BACKOFF_LIMIT,
-      template: {
-        metadata: { labels },
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'copy',
-              image,
-              command: [...COPY_COMMAND],
-              volumeMounts: [
-                { name: 'source', mountPath: '/source', readOnly: true },
-                { name: 'target', mountPath: '/target' },
-              ],
-            },
-          ],
-          volumes: [
-            { name: 'source', persistentVolumeClaim: { claimName: backupClaimName, readOnly: true } },
-            { name: 'target', persistentVolumeClaim: { claimName: claimName(machine, volume) } },
-          ],
-        },
-      },
+      template: volumeCopyPodTemplate(image, backupClaimName, claimName(machine, volume), labels),
     },
   };
 }

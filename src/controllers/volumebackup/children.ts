@@ -1,11 +1,9 @@
 // The backup claims and copy Jobs of a VolumeBackup, built from it and the source claim (pure).
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
+import { VOLUME_BACKUP, type VolumeBackup, volumeCopyPodTemplate } from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { ATTEMPT_LABEL, backupClaimName, childLabels, copyJobName, ROLE_LABEL } from './names.ts';
 
-/** What a copy Job runs: copy everything, keeping owners, modes and times. */
-export const COPY_COMMAND = ['sh', '-c', 'cp -a /source/. /target/'];
 /** Used when the source claim does not say how big it is (it always does once admitted). */
 export const FALLBACK_SIZE = '1Gi';
 
@@ -57,27 +55,7 @@ export function desiredCopyJob(
     },
     spec: {
       backoffLimit: 0,
-      template: {
-        metadata: { labels },
-        spec: {
-          restartPolicy: 'Never',
-          containers: [
-            {
-              name: 'copy',
-              image,
-              command: [...COPY_COMMAND],
-              volumeMounts: [
-                { name: 'source', mountPath: '/source', readOnly: true },
-                { name: 'target', mountPath: '/target' },
-              ],
-            },
-          ],
-          volumes: [
-            { name: 'source', persistentVolumeClaim: { claimName: sourceClaimName, readOnly: true } },
-            { name: 'target', persistentVolumeClaim: { claimName: backupClaimName(backup, volume) } },
-          ],
-        },
-      },
+      template: volumeCopyPodTemplate(image, sourceClaimName, backupClaimName(backup, volume), labels),
     },
   };
 }

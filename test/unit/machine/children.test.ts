@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { VOLUME_COPY_COMMAND } from '../../../src/apis/index.ts';
 import {
-  COPY_COMMAND,
   desiredClaim,
   desiredPod,
   desiredRestoreJob,
@@ -78,7 +78,7 @@ describe('desiredRestoreJob', () => {
     const spec = job.spec?.template.spec;
     assert.equal(spec?.restartPolicy, 'Never');
     assert.equal(spec?.containers[0]?.image, 'busybox:1.36');
-    assert.deepEqual(spec?.containers[0]?.command, COPY_COMMAND);
+    assert.deepEqual(spec?.containers[0]?.command, VOLUME_COPY_COMMAND);
     assert.deepEqual(spec?.volumes, [
       { name: 'source', persistentVolumeClaim: { claimName: 'old-1234abcd-data', readOnly: true } },
       { name: 'target', persistentVolumeClaim: { claimName: 'web-data' } },

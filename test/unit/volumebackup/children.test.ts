@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  COPY_COMMAND,
-  desiredBackupClaim,
-  desiredCopyJob,
-} from '../../../src/controllers/volumebackup/children.ts';
+import { VOLUME_COPY_COMMAND } from '../../../src/apis/index.ts';
+import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/children.ts';
 import { backup } from './fixtures.ts';
 
 describe('desiredBackupClaim', () => {
@@ -40,7 +37,7 @@ describe('desiredCopyJob', () => {
     const pod = job.spec?.template.spec;
     assert.equal(pod?.restartPolicy, 'Never');
     assert.equal(pod?.containers[0]?.image, 'registry.example/copy:1');
-    assert.deepEqual(pod?.containers[0]?.command, COPY_COMMAND);
+    assert.deepEqual(pod?.containers[0]?.command, VOLUME_COPY_COMMAND);
     assert.deepEqual(pod?.volumes, [
       { name: 'source', persistentVolumeClaim: { claimName: 'web-data', readOnly: true } },
       { name: 'target', persistentVolumeClaim: { claimName: 'web-0b7c9a52-data' } },

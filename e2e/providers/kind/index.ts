@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, runOk } from '../exec.ts';
-import { storageClassManifest, volumesManifest } from '../fixtures.ts';
 import { cacheRoot, ensureToolchain, VERSIONS } from '../local/toolchain.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 
@@ -55,7 +54,7 @@ export class KindProvider implements ClusterProvider {
   }
 
   async up(): Promise<ClusterInfo> {
-    const tools = await ensureToolchain();
+    await ensureToolchain();
     const kind = await this.kind();
     const clusters = await runOk(kind, ['get', 'clusters']);
     if (!clusters.split('\n').includes(KIND_CLUSTER)) {
@@ -69,10 +68,8 @@ export class KindProvider implements ClusterProvider {
     say(`building ${IMAGE}`);
     await runOk('docker', ['build', '-t', IMAGE, REPO_ROOT], { inherit: true });
     await runOk(kind, ['load', 'docker-image', IMAGE, '--name', KIND_CLUSTER], { inherit: true });
-    // kind ships a provisioning StorageClass; the pool keeps the suites identical to the local provider.
-    await runOk(tools.kubectl, ['--kubeconfig', this.kubeconfig, 'apply', '-f', '-'], {
-      input: `${storageClassManifest().replace('is-default-class: "true"', 'is-default-class: "false"')}\n---\n${volumesManifest(0, 40)}`,
-    });
+    // kind ships its own default StorageClass `standard` (local-path, provisioning real volumes),
+    // which the suites use as they are: nothing to add.
     const info = await this.status();
     if (!info) throw new Error('the kind cluster does not answer');
     return info;

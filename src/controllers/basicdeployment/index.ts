@@ -6,6 +6,7 @@ import {
 } from '../../apis/index.ts';
 import { generationChanged } from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
+import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
@@ -19,6 +20,12 @@ export function registerBasicDeploymentController(manager: Manager): void {
     .for(BASIC_DEPLOYMENT, generationChanged)
     .owns(BASIC_REPLICA_SET)
     .complete(
-      new BasicDeploymentReconciler({ client: manager.client, deployments, sets, events: manager.events }),
+      new BasicDeploymentReconciler({
+        client: manager.client,
+        deployments,
+        sets,
+        events: manager.events,
+        debouncer: new StatusDebouncer(),
+      }),
     );
 }

@@ -7,7 +7,7 @@ import {
   REVISION_ANNOTATION,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
@@ -15,6 +15,7 @@ import type { EventRecorder } from '../../runtime/events/index.ts';
 import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
 import { adopt } from '../../runtime/write/owner-refs.ts';
 import { updateStatus } from '../../runtime/write/status.ts';
+import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
 import { progressDeadlineRequeueAfter } from './logic/progress.ts';
@@ -40,7 +41,11 @@ export interface BasicDeploymentDeps {
   deployments: Informer<BasicDeployment>;
   sets: Informer<BasicReplicaSet>;
   events: EventRecorder;
+  debouncer: StatusDebouncer;
 }
+
+/** Counts whose rise alone is progress worth reporting at most once a second. */
+const PROGRESS_COUNTS = ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas'] as const;
 
 const eventOptions = { regardingType: BASIC_DEPLOYMENT };
 
@@ -57,8 +62,24 @@ export class BasicDeploymentReconciler implements Reconciler {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+    try {
+      return await this.sync(request, ctx);
+    } catch (err) {
+      // A set changed after our cache read (writes to sets carry the resourceVersion read). Its update
+      // event is already on its way and enqueues this deployment again, so a conflict is not an error
+      // to back off from; the delayed requeue is only a safety net.
+      if (!isConflict(err)) throw err;
+      ctx.log.debug('a BasicReplicaSet changed under us; waiting for its event', { error: String(err) });
+      return { requeueAfterMs: 1000 };
+    }
+  }
+
+  private async sync(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
     const d = this.deps.deployments.get(request.namespace, request.name);
-    if (!d || isBeingDeleted(d)) return undefined; // the garbage collector removes the sets
+    if (!d || isBeingDeleted(d)) {
+      this.deps.debouncer.forget(`${request.namespace}/${request.name}`);
+      return undefined; // the garbage collector removes the sets
+    }
     const sets = await this.claimSets(d);
     const invalid = this.validate(d);
     if (invalid) {
@@ -104,7 +125,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
-    const status = await this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
+    const { status, hold } = await this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
     if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
     const wait = progressDeadlineRequeueAfter(
       {
@@ -115,7 +136,8 @@ export class BasicDeploymentReconciler implements Reconciler {
       status.ready === true,
       Date.now(),
     );
-    return wait !== undefined ? { requeueAfterMs: Math.max(wait, 100) } : undefined;
+    const after = Math.min(wait ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
+    return Number.isFinite(after) ? { requeueAfterMs: Math.max(after, 1) } : undefined;
   }
 
   private validate(d: BasicDeployment): string | undefined {
@@ -271,18 +293,16 @@ export class BasicDeploymentReconciler implements Reconciler {
     }
   }
 
+  /** Writes the status, holding back count-only progress (see StatusDebouncer); returns it and the hold. */
   private async writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
     const now = Date.now();
-    const { object } = await updateStatus(
-      this.deps.client,
-      BASIC_DEPLOYMENT,
-      d,
-      (current) => computeStatus(current, facts, now),
-      {
-        signal: ctx.signal,
-      },
-    );
-    return object.status ?? computeStatus(d, facts, now);
+    const key = `${d.metadata.namespace}/${d.metadata.name}`;
+    const status = computeStatus(d, facts, now);
+    const hold = isProgressOnly(d.status, status, PROGRESS_COUNTS) ? this.deps.debouncer.holdFor(key) : 0;
+    if (hold > 0) return { status, hold };
+    await updateStatus(this.deps.client, BASIC_DEPLOYMENT, d, () => status, { signal: ctx.signal });
+    this.deps.debouncer.wrote(key);
+    return { status, hold };
   }
 
   private async cleanupHistory(d: BasicDeployment, oldSets: BasicReplicaSet[], ctx: ReconcileContext) {

@@ -7,6 +7,7 @@ import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
+import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -64,6 +65,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         pods,
         expectations,
         events: manager.events,
+        debouncer: new StatusDebouncer(),
       }),
     );
 }

@@ -12,6 +12,7 @@ import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { updateStatus } from '../../runtime/write/status.ts';
+import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
 import { isPodActive } from './logic/pod-state.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
@@ -25,7 +26,11 @@ export interface BasicReplicaSetDeps {
   pods: Informer<V1Pod>;
   expectations: ControllerExpectations;
   events: EventRecorder;
+  debouncer: StatusDebouncer;
 }
+
+/** Counts whose rise alone is progress worth reporting at most once a second. */
+const PROGRESS_COUNTS = ['replicas', 'activeReplicas', 'readyReplicas', 'availableReplicas'] as const;
 
 const eventOptions = { regardingType: BASIC_REPLICA_SET };
 
@@ -47,6 +52,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const rs = sets.get(request.namespace, request.name);
     if (!rs) {
       expectations.deleteExpectations(key);
+      this.deps.debouncer.forget(key);
       return undefined;
     }
     const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
@@ -66,12 +72,16 @@ export class BasicReplicaSetReconciler implements Reconciler {
       failure = await this.manageReplicas(rs, key, active, ctx);
     }
     const now = Date.now();
-    await updateStatus(client, BASIC_REPLICA_SET, rs, () => computeStatus(rs, pods, failure, now), {
-      signal: ctx.signal,
-    });
+    const status = computeStatus(rs, pods, failure, now);
+    const hold = isProgressOnly(rs.status, status, PROGRESS_COUNTS) ? this.deps.debouncer.holdFor(key) : 0;
+    if (hold === 0) {
+      await updateStatus(client, BASIC_REPLICA_SET, rs, () => status, { signal: ctx.signal });
+      this.deps.debouncer.wrote(key);
+    }
     if (failure) throw new Error(failure.message);
     const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
-    return next !== undefined ? { requeueAfterMs: next } : undefined;
+    const wait = Math.min(next ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
+    return Number.isFinite(wait) ? { requeueAfterMs: wait } : undefined;
   }
 
   /** Pods this set controls after adopting matching orphans and releasing pods that stopped matching. */

@@ -25,9 +25,20 @@ export interface ReflectorOptions {
   /** Server-side watch timeout is drawn from [min, 2*min) seconds, like client-go. */
   minWatchTimeoutSeconds?: number;
   backoff?: JitteredBackoff;
+  /** Applied to every object before it is cached; default stripManagedFields. */
+  transform?: <T extends KubeObject>(obj: T) => T;
 }
 
 class ResourceExpiredError extends Error {}
+
+/**
+ * What the cache keeps of each object. By default managedFields are dropped (as controller-runtime's
+ * TransformStripManagedFields does): no controller reads them and they are often a third of a pod.
+ */
+export function stripManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
 
 /**
  * Keeps a Store equal to the server: list, then watch from the list's resourceVersion, forever.
@@ -56,6 +67,7 @@ export class Reflector<T extends KubeObject> {
   private readonly watchdogMs: number;
   private readonly minWatchTimeoutSeconds: number;
   private readonly backoff: JitteredBackoff;
+  private readonly transform: <O extends KubeObject>(obj: O) => O;
   private currentWatch: AbortController | undefined;
 
   constructor(
@@ -77,6 +89,7 @@ export class Reflector<T extends KubeObject> {
     this.watchdogMs = options.watchdogMs ?? 150_000;
     this.minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.backoff = options.backoff ?? new JitteredBackoff();
+    this.transform = options.transform ?? stripManagedFields;
   }
 
   get hasSynced(): boolean {
@@ -143,6 +156,7 @@ export class Reflector<T extends KubeObject> {
     for (const item of items) {
       item.kind ??= kind; // list items omit kind/apiVersion; watch events carry them
       item.apiVersion ??= apiVersion;
+      this.transform(item);
     }
     const delta = this.store.replace(items);
     this.resourceVersion = resourceVersion;
@@ -202,7 +216,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   private apply(event: WatchEvent<T>): void {
-    const obj = event.object;
+    const obj = this.transform(event.object);
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {

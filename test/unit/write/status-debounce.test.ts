@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isProgressOnly, StatusDebouncer } from '../../../src/runtime/write/status-debounce.ts';
+
+const ready = (status: 'True' | 'False') => [
+  {
+    type: 'Ready',
+    status,
+    reason: status === 'True' ? 'Done' : 'Waiting',
+    message: '',
+    lastTransitionTime: 't',
+  },
+];
+
+describe('StatusDebouncer', () => {
+  it('holds a key back for the rest of the interval after a write', () => {
+    let now = 1000;
+    const d = new StatusDebouncer(500, () => now);
+    assert.equal(d.holdFor('a'), 0);
+    d.wrote('a');
+    now += 200;
+    assert.equal(d.holdFor('a'), 300);
+    assert.equal(d.holdFor('b'), 0);
+    now += 400;
+    assert.equal(d.holdFor('a'), 0);
+    d.forget('a');
+    assert.equal(d.holdFor('a'), 0);
+  });
+});
+
+describe('isProgressOnly', () => {
+  const base = { observedGeneration: 2, replicas: 3, available: 1, conditions: ready('False') };
+  it('accepts counts that only rise', () => {
+    assert.equal(isProgressOnly(base, { ...base, available: 2 }, ['replicas', 'available']), true);
+  });
+  it('rejects a falling count, a condition change, a new generation, or no current status', () => {
+    assert.equal(isProgressOnly(base, { ...base, available: 0 }, ['replicas', 'available']), false);
+    assert.equal(
+      isProgressOnly(base, { ...base, conditions: ready('True') }, ['replicas', 'available']),
+      false,
+    );
+    assert.equal(isProgressOnly(base, { ...base, observedGeneration: 3 }, ['replicas', 'available']), false);
+    assert.equal(isProgressOnly(undefined, base, ['replicas', 'available']), false);
+  });
+});

@@ -51,6 +51,13 @@ export const CoreTypes = {
     plural: 'serviceaccounts',
     namespaced: true,
   },
+  ResourceQuota: {
+    group: '',
+    version: 'v1',
+    kind: 'ResourceQuota',
+    plural: 'resourcequotas',
+    namespaced: true,
+  },
   Job: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
   Lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
   Event: { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },

@@ -122,4 +122,81 @@ describe('BasicReplicaSet controller', () => {
     });
     await settled('adopt', 2);
   });
+
+  it('counts a ready pod as available only after minReadySeconds, requeueing itself', async () => {
+    const rs = replicaSet(ns, 'slow', 2);
+    rs.spec.minReadySeconds = 3;
+    await client.create(BASIC_REPLICA_SET, rs);
+    const ready = await waitFor('2 ready pods', async () => {
+      const s = await status('slow');
+      return s?.readyReplicas === 2 ? s : undefined;
+    });
+    assert.ok((ready.availableReplicas ?? 0) < 2, 'not yet available when just ready');
+    await waitFor('2 available pods', async () => (await status('slow'))?.availableReplicas === 2, {
+      timeoutMs: 20_000,
+    });
+    const availableAt = Date.now();
+    // Ready transitions are recorded with one-second precision.
+    const readySince = Math.max(
+      ...(await pods('slow')).map((p) =>
+        Date.parse(String(p.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime)),
+      ),
+    );
+    assert.ok(
+      availableAt - readySince >= 2000,
+      `available ${availableAt - readySince} ms after ready (minReadySeconds 3)`,
+    );
+  });
+});
+
+describe('BasicReplicaSet controller when the API server refuses pods', () => {
+  let client: KubeClient;
+  let ns: string;
+  let manager: Manager;
+
+  before(async () => {
+    await installCrds();
+    client = await testClient();
+    ns = await createNamespace(client, 'brs-quota');
+    manager = await startTestManager([ns], registerBasicReplicaSetController);
+  });
+  after(async () => {
+    await manager?.stop();
+    await deleteNamespace(client, ns);
+  });
+
+  it('reports ReplicaFailure while a ResourceQuota refuses pods, and recovers once it is gone', async () => {
+    await client.create(CoreTypes.ResourceQuota, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'two-pods', namespace: ns },
+      spec: { hard: { pods: '2' } },
+    });
+    await waitFor('the quota to be counted', async () => {
+      const q = await client.get<{ status?: { used?: Record<string, string> } } & { metadata?: object }>(
+        CoreTypes.ResourceQuota,
+        ns,
+        'two-pods',
+      );
+      return q.status?.used?.pods !== undefined;
+    });
+    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'quota', 4));
+    const status = async () => (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, 'quota')).status;
+    const failed = await waitFor('ReplicaFailure=True', async () => {
+      const c = (await status())?.conditions?.find((x) => x.type === 'ReplicaFailure');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(failed.reason, 'FailedCreate');
+    assert.match(failed.message, /exceeded quota/);
+    assert.equal((await status())?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
+    await client.delete(CoreTypes.ResourceQuota, ns, 'two-pods');
+    await waitFor(
+      'ReplicaFailure to clear once pods can be created',
+      async () => {
+        const s = await status();
+        return s?.availableReplicas === 4 && !s.conditions?.some((c) => c.type === 'ReplicaFailure');
+      },
+      { timeoutMs: 60_000 },
+    );
+  });
 });

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import type { BasicDeployment, BasicReplicaSet, Machine, VolumeBackup } from '../../src/apis/index.ts';
+import { sleep, waitFor } from '../../test/support/wait.ts';
 import { LocalOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
@@ -23,7 +24,6 @@ import {
   SAMPLES_DIR,
   type Values,
 } from './support/release.ts';
-import { sleep, waitFor } from './support/wait.ts';
 
 /**
  * The operator as users get it: `helm install` of charts/basic-operator, the samples of config/samples,

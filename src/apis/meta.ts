@@ -1,20 +1,7 @@
 // Types and names shared by every API group.
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
-
-/** metav1.Condition, as JSON: timestamps are RFC 3339 strings. */
-export interface Condition {
-  /** CamelCase, e.g. `Ready`; unique within a conditions list. */
-  type: string;
-  status: ConditionStatus;
-  /** Generation of the object the condition was computed from. */
-  observedGeneration?: number;
-  /** RFC 3339 time of the last change of `status`. */
-  lastTransitionTime: string;
-  /** CamelCase machine-readable reason, e.g. `MinimumReplicasAvailable`. */
-  reason: string;
-  message: string;
-}
+/** metav1.Condition, as JSON (timestamps are RFC 3339 strings): the runtime's condition helpers' type. */
+export type { Condition, ConditionStatus } from '../runtime/write/conditions.ts';
 
 /** Set on everything the operator creates, and on its CRDs. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

@@ -315,9 +315,4 @@ function toApiError(statusCode: number, text: string, method: string, path: stri
   return new ApiError(statusCode, status?.reason ?? '', `${method} ${path}: ${message}`, status?.details);
 }
 
-/** Reads a timestamp that may be a Date (client-node typing) or an RFC 3339 string (wire JSON). */
-export function toMillis(value: Date | string | undefined | null): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
+export { toMillis } from '../time.ts';

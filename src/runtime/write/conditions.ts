@@ -6,7 +6,7 @@
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
-/** metav1.Condition as JSON (timestamps are RFC 3339 strings). src/apis/meta.ts has the same shape. */
+/** metav1.Condition as JSON (timestamps are RFC 3339 strings); src/apis re-exports it. */
 export interface Condition {
   type: string;
   status: ConditionStatus;

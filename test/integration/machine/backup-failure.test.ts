@@ -15,24 +15,19 @@ import {
   VOLUME_BACKUP,
   VOLUME_BACKUP_FINALIZER,
 } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,
   eventsFor,
   getMachine,
+  type MachineSuite,
   machine,
   pods,
-  prepareCluster,
-  releaseMachines,
+  startMachineSuite,
+  stopMachineSuite,
   waitForEvent,
   waitForGone,
   waitForMachine,
@@ -41,24 +36,18 @@ import {
 const MAX_ATTEMPTS = 2;
 
 describe('a backup that always fails', () => {
+  let suite: MachineSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await prepareCluster(10);
-    client = await testClient();
-    ns = await createNamespace(client, 'machine-fail');
-    manager = await startTestManager([ns], (m) => {
-      registerMachineController(m);
-      registerVolumeBackupController(m, { maxCopyAttempts: MAX_ATTEMPTS, retryBackoffMs: 500 });
+    suite = await startMachineSuite('machine-fail', 10, {
+      maxCopyAttempts: MAX_ATTEMPTS,
+      retryBackoffMs: 500,
     });
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await releaseMachines(client, ns);
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopMachineSuite(suite));
 
   /** Fails every unscheduled copy pod, as a crashing copy would; stops when `signal` aborts. */
   async function failCopyPods(signal: AbortSignal): Promise<number> {

@@ -2,22 +2,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MACHINE, type Machine, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import { addFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
-import { testClient } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,
   getMachine,
+  type MachineSuite,
   machine,
-  prepareCluster,
-  releaseMachines,
+  startMachineSuite,
+  stopMachineSuite,
   waitForGone,
   waitForMachine,
 } from './helpers.ts';
@@ -28,24 +23,15 @@ const FLAPPING = 'example.com/flapping';
 const finalizersOf = (m: Machine | undefined) => m?.metadata.finalizers ?? [];
 
 describe("another controller's finalizer on the same Machine", () => {
+  let suite: MachineSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await prepareCluster(20);
-    client = await testClient();
-    ns = await createNamespace(client, 'machine-fin');
-    manager = await startTestManager([ns], (m) => {
-      registerMachineController(m);
-      registerVolumeBackupController(m);
-    });
+    suite = await startMachineSuite('machine-fin', 20);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await releaseMachines(client, ns);
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopMachineSuite(suite));
 
   it('survives a race with our first finalizer edit, on several Machines at once', async () => {
     const names = ['race-0', 'race-1', 'race-2', 'race-3', 'race-4'];

@@ -10,12 +10,17 @@ import {
   VOLUME_BACKUP,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
+import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
-import { testCluster } from '../../support/cluster.ts';
+import { testClient, testCluster } from '../../support/cluster.ts';
+import { startTestManager } from '../../support/manager.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { waitFor } from '../../support/wait.ts';
 
 /** Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. */
@@ -163,3 +168,35 @@ export const isComplete = (job: V1Job) =>
   job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 
 export const isRunningAndReady = (m: Machine) => m.status?.phase === 'Running' && m.status.ready === true;
+
+export interface MachineSuite {
+  client: KubeClient;
+  ns: string;
+  manager: Manager;
+}
+
+/**
+ * What every Machine test file starts with: CRDs and free volumes, a fresh namespace, and an
+ * in-process manager running the Machine and VolumeBackup controllers for it.
+ */
+export async function startMachineSuite(
+  prefix: string,
+  freeVolumes: number,
+  backupOptions: Parameters<typeof registerVolumeBackupController>[1] = {},
+): Promise<MachineSuite> {
+  await prepareCluster(freeVolumes);
+  const client = await testClient();
+  const ns = await createNamespace(client, prefix);
+  const manager = await startTestManager([ns], (m) => {
+    registerMachineController(m);
+    registerVolumeBackupController(m, backupOptions);
+  });
+  return { client, ns, manager };
+}
+
+export async function stopMachineSuite(suite: MachineSuite | undefined): Promise<void> {
+  if (!suite) return;
+  await suite.manager.stop();
+  await releaseMachines(suite.client, suite.ns);
+  await deleteNamespace(suite.client, suite.ns);
+}

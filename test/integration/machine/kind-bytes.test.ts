@@ -6,20 +6,16 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { MACHINE } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { testCluster } from '../../support/cluster.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   isRunningAndReady,
+  type MachineSuite,
   machine,
-  prepareCluster,
-  releaseMachines,
+  startMachineSuite,
+  stopMachineSuite,
   waitForGone,
   waitForMachine,
 } from './helpers.ts';
@@ -31,24 +27,15 @@ const SLOW = 180_000;
 describe('bytes survive a backup and a restore (kind only)', {
   skip: !onKind && 'needs E2E_PROVIDER=kind',
 }, () => {
+  let suite: MachineSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await prepareCluster(0);
-    client = await testClient();
-    ns = await createNamespace(client, 'machine-bytes');
-    manager = await startTestManager([ns], (m) => {
-      registerMachineController(m);
-      registerVolumeBackupController(m);
-    });
+    suite = await startMachineSuite('machine-bytes', 0);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await releaseMachines(client, ns);
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopMachineSuite(suite));
 
   async function exec(pod: string, command: string[]): Promise<string> {
     const info = await testCluster();

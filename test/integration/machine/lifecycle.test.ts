@@ -3,16 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
 import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/machine/names.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
@@ -23,35 +17,27 @@ import {
   isComplete,
   isRunningAndReady,
   jobs,
+  type MachineSuite,
   machine,
   pods,
-  prepareCluster,
-  releaseMachines,
+  startMachineSuite,
+  stopMachineSuite,
   waitForEvent,
   waitForGone,
   waitForMachine,
 } from './helpers.ts';
 
 describe('Machine lifecycle with backups', () => {
+  let suite: MachineSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
   let backupName = '';
 
   before(async () => {
-    await prepareCluster(30);
-    client = await testClient();
-    ns = await createNamespace(client, 'machine-life');
-    manager = await startTestManager([ns], (m) => {
-      registerMachineController(m);
-      registerVolumeBackupController(m);
-    });
+    suite = await startMachineSuite('machine-life', 30);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await releaseMachines(client, ns);
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopMachineSuite(suite));
 
   it('runs a Machine with two volumes: claims bound, pod Ready, Running and Ready', async () => {
     const started = Date.now();

@@ -3,21 +3,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MACHINE, type Machine } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import {
   condition,
   isRunningAndReady,
+  type MachineSuite,
   machine,
   pods,
-  prepareCluster,
-  releaseMachines,
+  startMachineSuite,
+  stopMachineSuite,
   waitForEvent,
   waitForMachine,
 } from './helpers.ts';
@@ -34,24 +29,15 @@ async function rejection(client: KubeClient, obj: unknown): Promise<{ code: numb
 }
 
 describe('bad input', () => {
+  let suite: MachineSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await prepareCluster(10);
-    client = await testClient();
-    ns = await createNamespace(client, 'machine-bad');
-    manager = await startTestManager([ns], (m) => {
-      registerMachineController(m);
-      registerVolumeBackupController(m);
-    });
+    suite = await startMachineSuite('machine-bad', 10);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await releaseMachines(client, ns);
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopMachineSuite(suite));
 
   const base = () => machine('', 'x');
   const withVolumes = (volumes: unknown[]) => ({ ...base(), spec: { ...base().spec, volumes } });

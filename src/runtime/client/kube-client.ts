@@ -5,6 +5,7 @@ import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { ApiError } from './errors.ts';
 import type { KubeObject, ObjectList } from './object.ts';
+import type { RequestPriority } from './priority-throttle.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 
 /**
@@ -18,7 +19,7 @@ import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 
 /** Limits how fast requests leave the process (client-go's QPS/burst). */
 export interface RequestThrottle {
-  acquire(signal?: AbortSignal): Promise<void>;
+  acquire(signal?: AbortSignal, priority?: RequestPriority): Promise<void>;
 }
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
@@ -37,6 +38,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Whole-request timeout; watches use their own inactivity handling instead. */
   timeoutMs?: number;
+  /** Lane in the client-side rate limit: reporting writes (status) yield to work. Default high. */
+  priority?: RequestPriority;
 }
 
 export interface ListOptions {
@@ -207,12 +210,13 @@ export class KubeClient {
     name: string,
     patchType: PatchType,
     patch: unknown,
-    options: WriteOptions & { subresource?: string } = {},
+    options: WriteOptions & { subresource?: string; priority?: RequestPriority } = {},
   ): Promise<T> {
     return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, options.subresource), {
       body: patch,
       contentType: PATCH_CONTENT_TYPES[patchType],
       signal: options.signal,
+      priority: options.priority,
       query: { fieldManager: options.fieldManager, force: options.force },
     });
   }
@@ -278,7 +282,7 @@ export class KubeClient {
     options: RequestOptions,
     timeoutMs: number | undefined,
   ) {
-    if (this.throttle) await this.throttle.acquire(options.signal);
+    if (this.throttle) await this.throttle.acquire(options.signal, options.priority);
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') url.searchParams.set(key, String(value));

@@ -3,6 +3,7 @@ import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { InformerCache } from '../cache/informer-cache.ts';
 import { KubeClient } from '../client/kube-client.ts';
+import { PriorityThrottle } from '../client/priority-throttle.ts';
 import { CoreTypes, resourceId } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
@@ -50,7 +51,8 @@ export class Manager implements ControllerHost {
     this.config = config;
     this.log = rootLogger(config.logLevel);
     const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
-    const throttle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
+    const throttle =
+      config.qps > 0 ? new PriorityThrottle(new TokenBucket(config.qps, config.burst)) : undefined;
     this.client = new KubeClient(kc, { throttle });
     this.cache = new InformerCache(this.client, this.log, {
       namespaces: config.namespaces,

@@ -86,7 +86,7 @@ export async function updateStatus<T extends ObjectWithStatus>(
     obj.metadata?.name ?? '',
     'json',
     statusReplacePatch(obj, next),
-    { subresource: 'status', fieldManager: options.fieldManager, signal: options.signal },
+    { subresource: 'status', fieldManager: options.fieldManager, signal: options.signal, priority: 'low' },
   );
   return { changed: true, object };
 }

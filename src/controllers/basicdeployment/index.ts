@@ -11,6 +11,12 @@ import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
 
+/**
+ * BasicDeployment counts are read by people and dashboards, never by another controller, so their
+ * progress-only updates are spaced wider than the sets' (whose availability drives rollouts).
+ */
+const DEPLOYMENT_PROGRESS_INTERVAL_MS = 5000;
+
 /** BasicDeployment: creates, scales and deletes BasicReplicaSets only; never touches a Pod. */
 export function registerBasicDeploymentController(manager: Manager): void {
   const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
@@ -25,7 +31,7 @@ export function registerBasicDeploymentController(manager: Manager): void {
         deployments,
         sets,
         events: manager.events,
-        debouncer: new StatusDebouncer(),
+        debouncer: new StatusDebouncer(DEPLOYMENT_PROGRESS_INTERVAL_MS),
       }),
     );
 }

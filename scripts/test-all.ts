@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { selectProvider } from '../e2e/providers/index.ts';
 
 /**
@@ -31,9 +34,25 @@ if (!onlyUnit) {
   env.BASIC_OPERATOR_TEST_CLUSTER = JSON.stringify(info);
   patterns.push('test/integration/**/*.test.ts', 'e2e/suites/**/*.test.ts');
 }
-step(
-  'tests',
+const tap = join(mkdtempSync(join(tmpdir(), 'basic-operator-tests-')), 'results.tap');
+const result = spawnSync(
   process.execPath,
-  ['--test', '--test-concurrency=2', '--test-timeout=900000', '--test-reporter=spec', ...patterns],
-  env,
+  [
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=900000',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
+    ...patterns,
+  ],
+  { stdio: 'inherit', env },
 );
+// One plain closing line, whatever the reporters above printed.
+const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(summary)?.[1] ?? 0);
+process.stdout.write(
+  `\ntests: ${count('pass')} passed, ${count('fail') + count('cancelled')} failed, ${count('skipped')} skipped\n`,
+);
+process.exit(result.status ?? 1);

@@ -16,11 +16,9 @@ import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { testCluster } from '../../support/cluster.ts';
+import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
 /** Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. */
@@ -169,11 +167,7 @@ export const isComplete = (job: V1Job) =>
 
 export const isRunningAndReady = (m: Machine) => m.status?.phase === 'Running' && m.status.ready === true;
 
-export interface MachineSuite {
-  client: KubeClient;
-  ns: string;
-  manager: Manager;
-}
+export type MachineSuite = OperatorSuite;
 
 /**
  * What every Machine test file starts with: CRDs and free volumes, a fresh namespace, and an
@@ -185,18 +179,16 @@ export async function startMachineSuite(
   backupOptions: Parameters<typeof registerVolumeBackupController>[1] = {},
 ): Promise<MachineSuite> {
   await prepareCluster(freeVolumes);
-  const client = await testClient();
-  const ns = await createNamespace(client, prefix);
-  const manager = await startTestManager([ns], (m) => {
+  return startOperatorSuite(prefix, (m) => {
     registerMachineController(m);
     registerVolumeBackupController(m, backupOptions);
   });
-  return { client, ns, manager };
 }
 
 export async function stopMachineSuite(suite: MachineSuite | undefined): Promise<void> {
   if (!suite) return;
   await suite.manager.stop();
+  // Our finalizer would otherwise hold the namespace's deletion forever.
   await releaseMachines(suite.client, suite.ns);
-  await deleteNamespace(suite.client, suite.ns);
+  await stopOperatorSuite(suite);
 }

@@ -13,12 +13,9 @@ import {
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { testCluster } from '../../support/cluster.ts';
 import { PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
+import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
 type Spec = BasicDeployment['spec'];
@@ -41,20 +38,15 @@ function deployment(namespace: string, name: string, spec: Partial<Spec> = {}): 
 }
 
 describe('BasicDeployment controller', () => {
+  let suite: OperatorSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await installCrds();
-    client = await testClient();
-    ns = await createNamespace(client, 'bd');
-    manager = await startTestManager([ns], registerControllers);
+    suite = await startOperatorSuite('bd', registerControllers);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopOperatorSuite(suite));
 
   const get = (name: string) => client.get<BasicDeployment>(BASIC_DEPLOYMENT, ns, name);
   const sets = async (name: string) =>

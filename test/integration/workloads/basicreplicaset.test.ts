@@ -10,11 +10,7 @@ import {
 import { registerBasicReplicaSetController } from '../../../src/controllers/basicreplicaset/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
-import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
 const replicaSet = (namespace: string, name: string, replicas: number): BasicReplicaSet => ({
@@ -32,20 +28,15 @@ const replicaSet = (namespace: string, name: string, replicas: number): BasicRep
 });
 
 describe('BasicReplicaSet controller', () => {
+  let suite: OperatorSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await installCrds();
-    client = await testClient();
-    ns = await createNamespace(client, 'brs');
-    manager = await startTestManager([ns], registerBasicReplicaSetController);
+    suite = await startOperatorSuite('brs', registerBasicReplicaSetController);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopOperatorSuite(suite));
 
   const pods = async (app: string) =>
     (await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns, labelSelector: `app=${app}` })).items.filter(
@@ -150,20 +141,15 @@ describe('BasicReplicaSet controller', () => {
 });
 
 describe('BasicReplicaSet controller when the API server refuses pods', () => {
+  let suite: OperatorSuite | undefined;
   let client: KubeClient;
   let ns: string;
-  let manager: Manager;
 
   before(async () => {
-    await installCrds();
-    client = await testClient();
-    ns = await createNamespace(client, 'brs-quota');
-    manager = await startTestManager([ns], registerBasicReplicaSetController);
+    suite = await startOperatorSuite('brs-quota', registerBasicReplicaSetController);
+    ({ client, ns } = suite);
   });
-  after(async () => {
-    await manager?.stop();
-    await deleteNamespace(client, ns);
-  });
+  after(() => stopOperatorSuite(suite));
 
   it('reports ReplicaFailure while a ResourceQuota refuses pods, and recovers once it is gone', async () => {
     await client.create(CoreTypes.ResourceQuota, {

@@ -18,10 +18,12 @@ export function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
+/** Running, and not a zombie: a killed component whose parent has not reaped it yet counts as stopped. */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
   } catch {
     return false;
   }
@@ -51,7 +53,7 @@ export async function restartComponent(
 ): Promise<void> {
   const pid = pidOf(component, cluster);
   process.kill(pid, 'SIGKILL');
-  await waitUntil(() => !alive(pid), 30_000, `${component} to stop`);
+  await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
   await whileDown();
   await startStoppedComponents(cluster);
 }
@@ -67,16 +69,41 @@ const COMPONENTS: Component[] = [
 export function stoppedComponents(cluster = CLUSTER_NAME): Component[] {
   return COMPONENTS.filter((c) => {
     try {
-      return !alive(pidOf(c, cluster));
+      const pid = pidOf(c, cluster);
+      // A stale pid file may name a pid the system has since given to another program.
+      return !alive(pid) || !commandLine(pid)[0]?.endsWith(`/${c}`);
     } catch {
       return true;
     }
   });
 }
 
-/** `kwokctl start cluster` starts only the components that are not running. */
+/** The pid still names a process, possibly a zombie its parent has not reaped yet. */
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `kwokctl start cluster` starts only the components that are not running; it counts an unreaped
+ * zombie as running, so this first waits for killed components to be reaped.
+ */
 export async function startStoppedComponents(cluster = CLUSTER_NAME): Promise<void> {
-  if (stoppedComponents(cluster).length === 0) return;
+  const stopped = stoppedComponents(cluster);
+  if (stopped.length === 0) return;
+  const zombies = stopped.flatMap((c) => {
+    try {
+      const pid = pidOf(c, cluster);
+      return exists(pid) && !alive(pid) ? [pid] : [];
+    } catch {
+      return [];
+    }
+  });
+  await waitUntil(() => zombies.every((pid) => !exists(pid)), 120_000, 'killed components to be reaped');
   await runOk(toolchainPaths().kwokctl, ['--name', cluster, 'start', 'cluster'], {
     env: { KWOK_WORKDIR: kwokWorkdir() },
   });

@@ -13,6 +13,7 @@ export const KCM_BURST = 150;
 /** The scheduler must not be the bottleneck of either side of the benchmark. */
 const SCHEDULER_QPS = 1000;
 const SCHEDULER_BURST = 2000;
+const NODE_LEASE_SECONDS = 20;
 
 function say(message: string): void {
   process.stderr.write(`[cluster:local] ${message}\n`);
@@ -123,20 +124,26 @@ export class LocalProvider implements ClusterProvider {
     this.tools = await ensureToolchain();
     const version = await withLock(this.cluster, async () => {
       const argsFile = join(clusterDir(this.cluster), 'basic-operator-args.json');
-      const wanted = JSON.stringify(this.createArgs());
+      const args = this.createArgs();
+      const wanted = JSON.stringify({ args, config: readFileSync(this.configFile(), 'utf8') });
       if (this.exists() && (!existsSync(argsFile) || readFileSync(argsFile, 'utf8') !== wanted)) {
         say(`cluster ${this.cluster} was created with other settings; recreating it`);
         await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
       }
+      let kwokStarted = 0;
       if (!this.exists()) {
+        kwokStarted = Date.now();
         await this.create();
         writeFileSync(argsFile, wanted);
       } else if (stoppedComponents(this.cluster).length > 0) {
-        say(`starting stopped components: ${stoppedComponents(this.cluster).join(', ')}`);
+        const stopped = stoppedComponents(this.cluster);
+        say(`starting stopped components: ${stopped.join(', ')}`);
+        if (stopped.includes('kwok-controller')) kwokStarted = Date.now();
         await startStoppedComponents(this.cluster);
       }
       const v = await this.waitForServer();
       await this.applyFixtures();
+      await this.waitForNodeLeases(kwokStarted);
       return v;
     });
     say(
@@ -161,6 +168,16 @@ export class LocalProvider implements ClusterProvider {
       [
         'apiVersion: config.kwok.x-k8s.io/v1alpha1',
         'kind: KwokctlConfiguration',
+        // kwok-controller takes a node lease with a fresh identity each time it starts, and waits for
+        // its predecessor's lease to expire before it drives that node's pods. kwokctl's default
+        // (40 s x heartbeat factor 5) made a restarted cluster ignore pods for up to 200 s; a 20 s
+        // lease bounds that wait. The other heartbeat settings keep kwokctl's effective defaults.
+        'options:',
+        '  heartbeatFactor: 1',
+        `  nodeLeaseDurationSeconds: ${NODE_LEASE_SECONDS}`,
+        '  nodeStatusUpdateFrequencyMilliseconds: 50000',
+        '  kubeControllerManagerNodeMonitorPeriodMilliseconds: 25000',
+        '  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 200000',
         'componentsPatches:',
         patch('kube-controller-manager', { 'kube-api-qps': KCM_QPS, 'kube-api-burst': KCM_BURST }),
         patch('kube-scheduler', { 'kube-api-qps': SCHEDULER_QPS, 'kube-api-burst': SCHEDULER_BURST }),
@@ -219,6 +236,47 @@ export class LocalProvider implements ClusterProvider {
     throw new Error(`the API server did not answer within 2 minutes; see ${clusterDir(this.cluster)}/logs`);
   }
 
+  /**
+   * Pods on a kwok node become Running only once kwok-controller holds that node's lease. A
+   * restarted kwok-controller has a new identity and must wait for the old lease to expire, so `up`
+   * returns only when every node's lease was renewed after `since` (when kwok-controller started).
+   */
+  private async waitForNodeLeases(since: number): Promise<void> {
+    const timeoutMs = (NODE_LEASE_SECONDS * 3 + 30) * 1000;
+    const deadline = Date.now() + timeoutMs;
+    const startedWaiting = Date.now();
+    for (;;) {
+      const out = await this.kubectl([
+        'get',
+        'lease',
+        '-n',
+        'kube-node-lease',
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.name}={.spec.renewTime}{"\\n"}{end}',
+      ]);
+      const renewed = new Map(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split('=') as [string, string]),
+      );
+      const freshAfter = Math.max(since - 1000, Date.now() - NODE_LEASE_SECONDS * 1000);
+      const waiting = Array.from({ length: NODE_COUNT }, (_, i) => `kwok-node-${i}`).filter((node) => {
+        const time = renewed.get(node);
+        return !time || Date.parse(time) < freshAfter;
+      });
+      if (waiting.length === 0) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `kwok-controller did not take the leases of ${waiting.join(', ')} within ${timeoutMs / 1000}s; see ${clusterDir(this.cluster)}/logs/kwok-controller.log`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const waited = Date.now() - startedWaiting;
+    if (waited > 2000) say(`kwok-controller took over the node leases after ${(waited / 1000).toFixed(1)}s`);
+  }
+
   /** Nodes, storage, and the default ServiceAccount pods need (written by the serviceaccount controller). */
   private async applyFixtures(): Promise<void> {
     await this.kubectl(['apply', '-f', '-'], `${nodesManifest(NODE_COUNT)}\n---\n${storageClassManifest()}`);
@@ -227,7 +285,7 @@ export class LocalProvider implements ClusterProvider {
     while (Date.now() < deadline) {
       const result = await run(this.tools.kubectl, [
         '--kubeconfig',
-        localKubeconfig(),
+        localKubeconfig(this.cluster),
         'get',
         'serviceaccount',
         'default',

@@ -18,7 +18,7 @@ import { updateStatus } from '../../runtime/write/status.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
-import { progressDeadlineRequeueAfter } from './logic/progress.ts';
+import { ProgressReason, progressDeadlineRequeueAfter } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
 import { recordedReplicaValues } from './logic/replica-counts.ts';
@@ -46,6 +46,12 @@ export interface BasicDeploymentDeps {
 
 /** Counts whose rise alone is progress worth reporting at most once a second. */
 const PROGRESS_COUNTS = ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas'] as const;
+/** Progressing=True reasons of a rollout still under way: moving between them is progress too. */
+const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([
+  ProgressReason.NewReplicaSetCreated,
+  ProgressReason.FoundNewReplicaSet,
+  ProgressReason.ReplicaSetUpdated,
+]);
 
 const eventOptions = { regardingType: BASIC_DEPLOYMENT };
 
@@ -298,7 +304,9 @@ export class BasicDeploymentReconciler implements Reconciler {
     const now = Date.now();
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
     const status = computeStatus(d, facts, now);
-    const hold = isProgressOnly(d.status, status, PROGRESS_COUNTS) ? this.deps.debouncer.holdFor(key) : 0;
+    const hold = isProgressOnly(d.status, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS)
+      ? this.deps.debouncer.holdFor(key)
+      : 0;
     if (hold > 0) return { status, hold };
     await updateStatus(this.deps.client, BASIC_DEPLOYMENT, d, () => status, { signal: ctx.signal });
     this.deps.debouncer.wrote(key);

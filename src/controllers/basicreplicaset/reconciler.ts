@@ -34,6 +34,15 @@ const PROGRESS_COUNTS = ['replicas', 'activeReplicas', 'readyReplicas', 'availab
 
 const eventOptions = { regardingType: BASIC_REPLICA_SET };
 
+/** A safety net only: the watch events of the pods a reconcile created or deleted come sooner. */
+const STATUS_AFTER_CHANGES_MS = 1000;
+
+/** What manageReplicas did: how many creates or deletes succeeded, and what failed. */
+interface ManageOutcome {
+  issued: number;
+  failure?: ReplicaFailure;
+}
+
 /**
  * Keeps exactly spec.replicas active pods for a BasicReplicaSet, as the ReplicaSet controller does:
  * claim (adopt/release) pods, create or delete the difference under expectations so a stale cache
@@ -67,9 +76,16 @@ export class BasicReplicaSetReconciler implements Reconciler {
 
     const pods = await this.claimPods(rs, ctx);
     const active = pods.filter(isPodActive);
-    let failure: ReplicaFailure | undefined;
+    let outcome: ManageOutcome = { issued: 0 };
     if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
-      failure = await this.manageReplicas(rs, key, active, ctx);
+      outcome = await this.manageReplicas(rs, key, active, ctx);
+    }
+    const failure = outcome.failure;
+    if (outcome.issued > 0 && !failure) {
+      // The cache has not seen the pods just created or deleted, so a status computed now would
+      // report the old counts; their watch events reconcile this set again in a moment, and that
+      // reconcile writes one status with the new counts instead of two writes.
+      return { requeueAfterMs: STATUS_AFTER_CHANGES_MS };
     }
     const now = Date.now();
     const status = computeStatus(rs, pods, failure, now);
@@ -133,7 +149,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     key: string,
     active: V1Pod[],
     ctx: ReconcileContext,
-  ): Promise<ReplicaFailure | undefined> {
+  ): Promise<ManageOutcome> {
     const { client, expectations, events } = this.deps;
     const desired = rs.spec.replicas ?? 1;
     const change = planReplicaChange(active.length, desired);
@@ -154,12 +170,13 @@ export class BasicReplicaSetReconciler implements Reconciler {
       // Creates that failed or never ran will not be observed: stop waiting for them.
       const notCreated = result.failed + result.skipped;
       if (notCreated > 0) expectations.lowerExpectations(key, notCreated);
+      const issued = result.succeeded;
       if (result.failed > 0) {
         const message = `creating pods failed: ${errorMessage(result.errors[0])}`;
         events.event(rs, 'Warning', 'FailedCreate', 'Create', message, eventOptions);
-        return { reason: 'FailedCreate', message };
+        return { issued, failure: { reason: 'FailedCreate', message } };
       }
-      return undefined;
+      return { issued };
     }
     if (change.delete > 0) {
       const victims = podsToDeleteInOrder(active, change.delete, Date.now());
@@ -177,9 +194,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
         ),
       );
       let firstError: unknown;
+      let issued = 0;
       outcomes.forEach((outcome, i) => {
         const pod = victims[i]!;
         if (outcome.status === 'fulfilled') {
+          issued++;
           events.event(
             rs,
             'Normal',
@@ -197,9 +216,10 @@ export class BasicReplicaSetReconciler implements Reconciler {
       if (firstError) {
         const message = `deleting pods failed: ${errorMessage(firstError)}`;
         events.event(rs, 'Warning', 'FailedDelete', 'Delete', message, eventOptions);
-        return { reason: 'FailedDelete', message };
+        return { issued, failure: { reason: 'FailedDelete', message } };
       }
+      return { issued };
     }
-    return undefined;
+    return { issued: 0 };
   }
 }

@@ -38,22 +38,31 @@ interface CountedStatus {
   conditions?: Condition[];
 }
 
-function conditionKey(conditions: Condition[] | undefined): string {
-  return JSON.stringify((conditions ?? []).map((c) => [c.type, c.status, c.reason]).sort());
+function conditionKey(conditions: Condition[] | undefined, progressReasons: ReadonlySet<string>): string {
+  return JSON.stringify(
+    (conditions ?? [])
+      .map((c) => [c.type, c.status, progressReasons.has(c.reason) ? 'progress' : c.reason])
+      .sort(),
+  );
 }
 
 /**
  * True when going from `current` to `next` only raises the named counts (and changes nothing else a
- * reader decides on): such a write may be held back by a StatusDebouncer.
+ * reader decides on): such a write may be held back by a StatusDebouncer. A condition whose reason
+ * only moves between `progressReasons` (say Progressing=True from NewReplicaSetCreated to
+ * ReplicaSetUpdated) reports progress too.
  */
 export function isProgressOnly<S extends CountedStatus>(
   current: S | undefined,
   next: S,
   counts: readonly (keyof S)[],
+  progressReasons: ReadonlySet<string> = new Set(),
 ): boolean {
   if (!current) return false;
   if (current.observedGeneration !== next.observedGeneration) return false;
-  if (conditionKey(current.conditions) !== conditionKey(next.conditions)) return false;
+  if (conditionKey(current.conditions, progressReasons) !== conditionKey(next.conditions, progressReasons)) {
+    return false;
+  }
   for (const key of counts) {
     const before = current[key];
     const after = next[key];

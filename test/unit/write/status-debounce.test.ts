@@ -42,4 +42,15 @@ describe('isProgressOnly', () => {
     assert.equal(isProgressOnly(base, { ...base, observedGeneration: 3 }, ['replicas', 'available']), false);
     assert.equal(isProgressOnly(undefined, base, ['replicas', 'available']), false);
   });
+  it('treats a reason moving between the given progress reasons as progress, and no other reason change', () => {
+    const progressing = (reason: string) => [
+      { type: 'Progressing', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ];
+    const from = { ...base, conditions: progressing('NewReplicaSetCreated') };
+    const reasons = new Set(['NewReplicaSetCreated', 'ReplicaSetUpdated']);
+    const to = (reason: string) => ({ ...from, available: 2, conditions: progressing(reason) });
+    assert.equal(isProgressOnly(from, to('ReplicaSetUpdated'), ['available'], reasons), true);
+    assert.equal(isProgressOnly(from, to('NewReplicaSetAvailable'), ['available'], reasons), false);
+    assert.equal(isProgressOnly(from, to('ReplicaSetUpdated'), ['available']), false);
+  });
 });

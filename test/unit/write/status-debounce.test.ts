@@ -44,7 +44,7 @@ describe('isProgressOnly', () => {
   });
   it('treats a reason moving between the given progress reasons as progress, and no other reason change', () => {
     const progressing = (reason: string) => [
-      { type: 'Progressing', status: 'True', reason, message: '', lastTransitionTime: '2026-01-01T00:00:00Z' },
+      { type: 'Progressing', status: 'True' as const, reason, message: '', lastTransitionTime: 't' },
     ];
     const from = { ...base, conditions: progressing('NewReplicaSetCreated') };
     const reasons = new Set(['NewReplicaSetCreated', 'ReplicaSetUpdated']);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
@@ -31,7 +32,8 @@ const { values } = parseArgs({
      * limiter across its controllers, so it gets that same total.
      */
     'operator-qps-factor': { type: 'string', default: '2' },
-    'raw-pods': { type: 'string', default: '1000' },
+    /** Pods the raw loop creates; by default the workload's N x R, so it measures sustained throughput. */
+    'raw-pods': { type: 'string' },
     timeout: { type: 'string', default: '1800' },
   },
 });
@@ -224,6 +226,68 @@ function procStats(pid: number): { rssPeakKiB: number; cpuTicks: number } {
   return { rssPeakKiB: hwm, cpuTicks: Number(stat[11]) + Number(stat[12]) };
 }
 
+const CONTROL_PLANE = [
+  'kube-apiserver',
+  'etcd',
+  'kube-scheduler',
+  'kwok-controller',
+  'kube-controller-manager',
+];
+
+/** CPU ticks of each control-plane process (local provider only: they run as local processes). */
+function controlPlaneTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
+  if (info.provider !== 'local') return ticks;
+  for (const component of CONTROL_PLANE) {
+    try {
+      const pid = Number(readFileSync(join(clusterDir(), 'pids', `${component}.pid`), 'utf8').trim());
+      ticks.set(component, procStats(pid).cpuTicks);
+    } catch {
+      // a component that is not running has no figure
+    }
+  }
+  return ticks;
+}
+
+/** apiserver_request_total summed by "VERB resource[/subresource]". */
+async function apiRequestCounts(): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const line of (await kubectl(['get', '--raw', '/metrics'])).split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const key = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return counts;
+}
+
+/** What the cluster did during one side: CPU per process and the API requests that wrote. */
+async function observeSide<T extends SideResult>(
+  name: string,
+  side: () => Promise<T>,
+): Promise<T & { machine: string }> {
+  const ticksBefore = controlPlaneTicks();
+  const requestsBefore = await apiRequestCounts();
+  const result = await side();
+  const ticksAfter = controlPlaneTicks();
+  const requestsAfter = await apiRequestCounts();
+  const cpu = [...ticksAfter].map(([c, t]) => [c, (t - (ticksBefore.get(c) ?? t)) / 100] as const);
+  if (result.cpuSeconds !== undefined && name === 'basic-operator') cpu.push(['operator', result.cpuSeconds]);
+  const total = cpu.reduce((sum, [, seconds]) => sum + seconds, 0);
+  const writes = [...requestsAfter]
+    .map(([key, n]) => [key, n - (requestsBefore.get(key) ?? 0)] as const)
+    .filter(([key, n]) => n >= 50 && /^(POST|PUT|PATCH|DELETE) /.test(key))
+    .sort((a, b) => b[1] - a[1]);
+  const machine =
+    cpu.length === 0
+      ? ''
+      : `CPU seconds during ${name} (${result.seconds.toFixed(1)}s on ${availableParallelism()} cores): ` +
+        `${cpu.map(([c, seconds]) => `${c} ${seconds.toFixed(1)}`).join(', ')}; ` +
+        `${((total / (result.seconds * availableParallelism())) * 100).toFixed(0)}% of the machine\n` +
+        `API writes during ${name}: ${writes.map(([key, n]) => `${key} ${n}`).join(', ')}`;
+  return { ...result, machine };
+}
+
 async function operatorSide(): Promise<SideResult> {
   const ns = 'bench-op';
   await freshNamespace(ns);
@@ -295,13 +359,13 @@ log(
     `(deployment + replicaset); operator: ${OP_QPS} qps / ${OP_BURST} burst shared by all its controllers`,
 );
 log('measuring the raw pod-create limit');
-const raw = await rawLimit(Math.min(Number(values['raw-pods']), N * R));
+const raw = await rawLimit(Number(values['raw-pods'] ?? N * R));
 log('apps/v1 Deployments with kube-controller-manager');
-const kcm = await kcmSide();
+const kcm = await observeSide('kube-controller-manager', kcmSide);
 log('deleting the kube-controller-manager side');
 await deleteNamespace('bench-kcm');
 log('BasicDeployments with basic-operator');
-const op = await operatorSide();
+const op = await observeSide('basic-operator', operatorSide);
 await deleteNamespace('bench-op');
 
 const f = (n: number, d = 1) => n.toFixed(d);
@@ -315,6 +379,8 @@ const table = [
   `client budgets: kube-controller-manager ${QPS} qps/${BURST} burst for each of its deployment and replicaset controllers; operator ${OP_QPS}/${OP_BURST} shared`,
   `raw pod-create limit (plain client loop, 32 in flight, the operator's ${OP_QPS} qps budget): ${f(raw.throttled)} pods/s; unthrottled (the API server's capacity): ${f(raw.unthrottled)} pods/s`,
   `operator pods/s vs raw limit: ${f((op.podsPerSecond / raw.throttled) * 100, 0)}% (goal >= 80%)`,
+  kcm.machine,
+  op.machine,
 ];
 process.stdout.write(`${table.join('\n')}\n`);
 process.exit(0);

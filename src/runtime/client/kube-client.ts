@@ -131,7 +131,10 @@ export class KubeClient {
     const dispatcher =
       cached?.dispatcher ??
       new Agent({
-        connections: 64,
+        // HTTP/1.1 over keep-alive connections, as many as requests and watches in flight (each
+        // watch holds one; the client limiter bounds the rest): against kube-apiserver, undici's
+        // HTTP/2 (one multiplexed connection) created 8 to 15% fewer pods per second in the benchmark.
+        allowH2: false,
         keepAliveTimeout: 60_000,
         connect: {
           ca: opts.ca,

@@ -7,6 +7,7 @@ import {
 import { generationChanged } from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
+import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
@@ -21,7 +22,13 @@ const DEPLOYMENT_PROGRESS_INTERVAL_MS = 5000;
 export function registerBasicDeploymentController(manager: Manager): void {
   const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
-  manager
+  const status = createStatusWriter({
+    client: manager.client,
+    type: BASIC_DEPLOYMENT,
+    cache: deployments,
+    log: manager.log.child({ controller: CONTROLLER_NAME }),
+  });
+  const controller = manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_DEPLOYMENT, generationChanged)
     .owns(BASIC_REPLICA_SET)
@@ -32,6 +39,8 @@ export function registerBasicDeploymentController(manager: Manager): void {
         sets,
         events: manager.events,
         debouncer: new StatusDebouncer(DEPLOYMENT_PROGRESS_INTERVAL_MS),
+        statusWriter: status.writer,
       }),
     );
+  status.attach(controller);
 }

@@ -14,8 +14,8 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { EventRecorder } from '../../runtime/events/index.ts';
 import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
 import { adopt } from '../../runtime/write/owner-refs.ts';
-import { updateStatus } from '../../runtime/write/status.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
+import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
 import { ProgressReason, progressDeadlineRequeueAfter } from './logic/progress.ts';
@@ -42,6 +42,7 @@ export interface BasicDeploymentDeps {
   sets: Informer<BasicReplicaSet>;
   events: EventRecorder;
   debouncer: StatusDebouncer;
+  statusWriter: BackgroundStatusWriter<BasicDeployment>;
 }
 
 /** Counts whose rise alone is progress worth reporting at most once a second. */
@@ -84,17 +85,14 @@ export class BasicDeploymentReconciler implements Reconciler {
     const d = this.deps.deployments.get(request.namespace, request.name);
     if (!d || isBeingDeleted(d)) {
       this.deps.debouncer.forget(`${request.namespace}/${request.name}`);
+      this.deps.statusWriter.forget(`${request.namespace}/${request.name}`);
       return undefined; // the garbage collector removes the sets
     }
     const sets = await this.claimSets(d);
     const invalid = this.validate(d);
     if (invalid) {
       this.deps.events.event(d, 'Warning', 'InvalidSpec', 'Validate', invalid, eventOptions);
-      await this.writeStatus(
-        d,
-        { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid },
-        ctx,
-      );
+      this.writeStatus(d, { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid }, ctx);
       return undefined;
     }
     const view = deploymentView(d);
@@ -131,7 +129,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
-    const { status, hold } = await this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
+    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
     if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
     const wait = progressDeadlineRequeueAfter(
       {
@@ -299,16 +297,18 @@ export class BasicDeploymentReconciler implements Reconciler {
     }
   }
 
-  /** Writes the status, holding back count-only progress (see StatusDebouncer); returns it and the hold. */
-  private async writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
+  /**
+   * Hands the status to the background writer, holding back count-only progress (see
+   * StatusDebouncer); returns it and the hold.
+   */
+  private writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
     const now = Date.now();
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
     const status = computeStatus(d, facts, now);
-    const hold = isProgressOnly(d.status, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS)
-      ? this.deps.debouncer.holdFor(key)
-      : 0;
+    const progressOnly = isProgressOnly(d.status, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS);
+    const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
     if (hold > 0) return { status, hold };
-    await updateStatus(this.deps.client, BASIC_DEPLOYMENT, d, () => status, { signal: ctx.signal });
+    this.deps.statusWriter.submit(d, status, progressOnly ? 'progress' : 'urgent', ctx.signal);
     this.deps.debouncer.wrote(key);
     return { status, hold };
   }

@@ -8,6 +8,7 @@ import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
+import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -53,7 +54,13 @@ export function registerBasicReplicaSetController(manager: Manager): void {
       .map((rs) => ({ namespace: rs.metadata.namespace ?? '', name: rs.metadata.name ?? '' }));
   };
 
-  manager
+  const status = createStatusWriter({
+    client: manager.client,
+    type: BASIC_REPLICA_SET,
+    cache: sets,
+    log: manager.log.child({ controller: CONTROLLER_NAME }),
+  });
+  const controller = manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_REPLICA_SET, generationChanged)
     .owns(CoreTypes.Pod)
@@ -66,6 +73,8 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         expectations,
         events: manager.events,
         debouncer: new StatusDebouncer(),
+        statusWriter: status.writer,
       }),
     );
+  status.attach(controller);
 }

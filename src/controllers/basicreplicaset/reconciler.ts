@@ -11,8 +11,8 @@ import type { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
-import { updateStatus } from '../../runtime/write/status.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
+import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
 import { isPodActive } from './logic/pod-state.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
@@ -27,6 +27,7 @@ export interface BasicReplicaSetDeps {
   expectations: ControllerExpectations;
   events: EventRecorder;
   debouncer: StatusDebouncer;
+  statusWriter: BackgroundStatusWriter<BasicReplicaSet>;
 }
 
 /** Counts whose rise alone is progress worth reporting at most once a second. */
@@ -56,21 +57,21 @@ export class BasicReplicaSetReconciler implements Reconciler {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
-    const { sets, expectations, client } = this.deps;
+    const { sets, expectations } = this.deps;
     const key = `${request.namespace}/${request.name}`;
     const rs = sets.get(request.namespace, request.name);
     if (!rs) {
       expectations.deleteExpectations(key);
       this.deps.debouncer.forget(key);
+      this.deps.statusWriter.forget(key);
       return undefined;
     }
     const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
     if (problems.length > 0) {
       const message = `invalid spec: ${problems.join('; ')}`;
       this.deps.events.event(rs, 'Warning', 'InvalidSpec', 'Validate', message, eventOptions);
-      await updateStatus(client, BASIC_REPLICA_SET, rs, () =>
-        computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now()),
-      );
+      const status = computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now());
+      this.deps.statusWriter.submit(rs, status, 'urgent', ctx.signal);
       return undefined; // nothing to retry until the spec changes
     }
 
@@ -89,9 +90,10 @@ export class BasicReplicaSetReconciler implements Reconciler {
     }
     const now = Date.now();
     const status = computeStatus(rs, pods, failure, now);
-    const hold = isProgressOnly(rs.status, status, PROGRESS_COUNTS) ? this.deps.debouncer.holdFor(key) : 0;
+    const progressOnly = isProgressOnly(rs.status, status, PROGRESS_COUNTS);
+    const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
     if (hold === 0) {
-      await updateStatus(client, BASIC_REPLICA_SET, rs, () => status, { signal: ctx.signal });
+      this.deps.statusWriter.submit(rs, status, progressOnly ? 'progress' : 'urgent', ctx.signal);
       this.deps.debouncer.wrote(key);
     }
     if (failure) throw new Error(failure.message);

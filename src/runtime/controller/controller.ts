@@ -43,6 +43,7 @@ export class Controller {
   private readonly stopController = new AbortController();
   private workers: Promise<void>[] = [];
   private startHooks: Array<() => void> = [];
+  private stopHooks: Array<() => Promise<void>> = [];
 
   constructor(options: ControllerOptions, reconciler: Reconciler, registry: Registry, log: Logger) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
@@ -75,6 +76,19 @@ export class Controller {
     this.startHooks.push(hook);
   }
 
+  /**
+   * Work a reconcile handed over without waiting (background status writes): run once the workers
+   * have drained and before in-flight work is aborted, within the same drain timeout.
+   */
+  onStop(hook: () => Promise<void>): void {
+    this.stopHooks.push(hook);
+  }
+
+  /** Reconcile `key` again after its backoff, as if a reconcile had failed (e.g. its status write did). */
+  retryKey(key: string): void {
+    this.queue.addRateLimited(key);
+  }
+
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));
   }
@@ -93,7 +107,16 @@ export class Controller {
   /** Stops taking work; waits (bounded) for in-flight reconciles. `abortInFlight` also cancels them. */
   async stop(options: { abortInFlight?: boolean } = {}): Promise<void> {
     if (options.abortInFlight) this.stopController.abort();
-    const drained = await this.queue.shutDownWithDrain(options.abortInFlight ? 0 : this.drainTimeoutMs);
+    const started = Date.now();
+    const budget = options.abortInFlight ? 0 : this.drainTimeoutMs;
+    const drained = await this.queue.shutDownWithDrain(budget);
+    if (this.stopHooks.length > 0 && !this.stopController.signal.aborted) {
+      const left = Math.max(0, budget - (Date.now() - started));
+      await Promise.race([
+        Promise.all(this.stopHooks.map((hook) => hook().catch(() => undefined))),
+        new Promise((r) => setTimeout(r, left).unref()),
+      ]);
+    }
     this.stopController.abort();
     if (!drained) this.log.warn('shutdown: in-flight reconciles did not finish in time');
     await Promise.race([Promise.all(this.workers), new Promise((r) => setTimeout(r, 1000).unref())]);

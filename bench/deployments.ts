@@ -7,7 +7,7 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
-import { clusterDir, KCM_BURST, KCM_QPS } from '../e2e/providers/local/index.ts';
+import { clusterDir, KCM_BURST, KCM_QPS, KCM_WORKERS } from '../e2e/providers/local/index.ts';
 import { BASIC_DEPLOYMENT, type BasicDeployment } from '../src/apis/index.ts';
 import { KubeClient } from '../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../src/runtime/client/resource.ts';
@@ -35,6 +35,12 @@ const { values } = parseArgs({
     /** Pods the raw loop creates; by default the workload's N x R, so it measures sustained throughput. */
     'raw-pods': { type: 'string' },
     timeout: { type: 'string', default: '1800' },
+    /** Which sides to run, for quick experiments: "raw,kcm,operator" (the default) or a subset. */
+    sides: { type: 'string', default: 'raw,kcm,operator' },
+    /** Print the pods each side created in each second, to see ramp-up and tail. */
+    timeline: { type: 'boolean', default: false },
+    /** Write a V8 CPU profile of the operator process into this directory (open it in Chrome DevTools). */
+    'profile-operator': { type: 'string' },
   },
 });
 const N = Number(values.deployments);
@@ -124,6 +130,17 @@ function watchPodCreates(namespace: string, signal: AbortSignal) {
   return times;
 }
 
+/** Pods created in each second after `started`. */
+function timeline(times: number[], started: number): number[] {
+  const buckets: number[] = [];
+  for (const t of times) {
+    const i = Math.max(0, Math.floor((t - started) / 1000));
+    while (buckets.length <= i) buckets.push(0);
+    buckets[i]!++;
+  }
+  return buckets;
+}
+
 function rate(times: number[]): number {
   if (times.length < 2) return 0;
   return (times.length - 1) / ((times[times.length - 1]! - times[0]!) / 1000);
@@ -154,6 +171,8 @@ async function rawLimit(pods: number): Promise<{ throttled: number; unthrottled:
 interface SideResult {
   seconds: number;
   podsPerSecond: number;
+  /** Pods created in each second of the side. */
+  timeline: number[];
   peakRssMiB?: number;
   cpuSeconds?: number;
 }
@@ -214,6 +233,7 @@ async function kcmSide(): Promise<SideResult> {
   return {
     seconds,
     podsPerSecond: rate(creates),
+    timeline: timeline(creates, started),
     peakRssMiB: after ? after.rssPeakKiB / 1024 : undefined,
     cpuSeconds: before && after ? (after.cpuTicks - before.cpuTicks) / 100 : undefined,
   };
@@ -294,6 +314,7 @@ async function operatorSide(): Promise<SideResult> {
   const operator = spawn(
     process.execPath,
     [
+      ...(values['profile-operator'] ? ['--cpu-prof', `--cpu-prof-dir=${values['profile-operator']}`] : []),
       'src/main.ts',
       '--kubeconfig',
       info.kubeconfig,
@@ -303,6 +324,8 @@ async function operatorSide(): Promise<SideResult> {
       String(OP_QPS),
       '--kube-api-burst',
       String(OP_BURST),
+      '--max-concurrent-reconciles',
+      String(KCM_WORKERS),
       '--metrics-bind-address',
       '127.0.0.1:18080',
       '--health-probe-bind-address',
@@ -346,6 +369,7 @@ async function operatorSide(): Promise<SideResult> {
     return {
       seconds,
       podsPerSecond: rate(creates),
+      timeline: timeline(creates, started),
       peakRssMiB: after.rssPeakKiB / 1024,
       cpuSeconds: (after.cpuTicks - before.cpuTicks) / 100,
     };
@@ -356,31 +380,54 @@ async function operatorSide(): Promise<SideResult> {
 
 log(
   `workload: ${N} deployments x ${R} replicas; kube-controller-manager: ${QPS} qps / ${BURST} burst per controller ` +
-    `(deployment + replicaset); operator: ${OP_QPS} qps / ${OP_BURST} burst shared by all its controllers`,
+    `(deployment + replicaset); operator: ${OP_QPS} qps / ${OP_BURST} burst shared by all its controllers; ` +
+    `${KCM_WORKERS} workers per controller on both sides`,
 );
-log('measuring the raw pod-create limit');
-const raw = await rawLimit(Number(values['raw-pods'] ?? N * R));
-log('apps/v1 Deployments with kube-controller-manager');
-const kcm = await observeSide('kube-controller-manager', kcmSide);
-log('deleting the kube-controller-manager side');
-await deleteNamespace('bench-kcm');
-log('BasicDeployments with basic-operator');
-const op = await observeSide('basic-operator', operatorSide);
-await deleteNamespace('bench-op');
+const sides = new Set(values.sides.split(','));
+let raw: { throttled: number; unthrottled: number } | undefined;
+if (sides.has('raw')) {
+  log('measuring the raw pod-create limit');
+  raw = await rawLimit(Number(values['raw-pods'] ?? N * R));
+}
+let kcm: (SideResult & { machine: string }) | undefined;
+if (sides.has('kcm')) {
+  log('apps/v1 Deployments with kube-controller-manager');
+  kcm = await observeSide('kube-controller-manager', kcmSide);
+  log('deleting the kube-controller-manager side');
+  await deleteNamespace('bench-kcm');
+}
+let op: (SideResult & { machine: string }) | undefined;
+if (sides.has('operator')) {
+  log('BasicDeployments with basic-operator');
+  op = await observeSide('basic-operator', operatorSide);
+  await deleteNamespace('bench-op');
+}
 
 const f = (n: number, d = 1) => n.toFixed(d);
+const row = (side: string, r: SideResult) =>
+  `| ${N}x${R} | ${side} | ${f(r.seconds)} | ${f(r.podsPerSecond)} | ${f(r.peakRssMiB ?? 0)} | ${f(r.cpuSeconds ?? 0)} |`;
 const table = [
   `| workload | side | time to all ready (s) | pods created/s | peak RSS (MiB) | CPU (s) |`,
   `|---|---|---|---|---|---|`,
-  `| ${N}x${R} | kube-controller-manager (whole process) | ${f(kcm.seconds)} | ${f(kcm.podsPerSecond)} | ${f(kcm.peakRssMiB ?? 0)} | ${f(kcm.cpuSeconds ?? 0)} |`,
-  `| ${N}x${R} | basic-operator | ${f(op.seconds)} | ${f(op.podsPerSecond)} | ${f(op.peakRssMiB ?? 0)} | ${f(op.cpuSeconds ?? 0)} |`,
+  ...(kcm ? [row('kube-controller-manager (whole process)', kcm)] : []),
+  ...(op ? [row('basic-operator', op)] : []),
   '',
-  `time ratio operator/KCM: ${f(op.seconds / kcm.seconds, 2)} (goal <= 1.00)`,
+  ...(kcm && op ? [`time ratio operator/KCM: ${f(op.seconds / kcm.seconds, 2)} (goal <= 1.00)`] : []),
   `client budgets: kube-controller-manager ${QPS} qps/${BURST} burst for each of its deployment and replicaset controllers; operator ${OP_QPS}/${OP_BURST} shared`,
-  `raw pod-create limit (plain client loop, 32 in flight, the operator's ${OP_QPS} qps budget): ${f(raw.throttled)} pods/s; unthrottled (the API server's capacity): ${f(raw.unthrottled)} pods/s`,
-  `operator pods/s vs raw limit: ${f((op.podsPerSecond / raw.throttled) * 100, 0)}% (goal >= 80%)`,
-  kcm.machine,
-  op.machine,
+  ...(raw
+    ? [
+        `raw pod-create limit (plain client loop, 32 in flight, the operator's ${OP_QPS} qps budget): ${f(raw.throttled)} pods/s; unthrottled (the API server's capacity): ${f(raw.unthrottled)} pods/s`,
+      ]
+    : []),
+  ...(raw && op
+    ? [`operator pods/s vs raw limit: ${f((op.podsPerSecond / raw.throttled) * 100, 0)}% (goal >= 80%)`]
+    : []),
+  ...(kcm ? [kcm.machine] : []),
+  ...(op ? [op.machine] : []),
+  ...(values.timeline && kcm
+    ? [`pods created per second, kube-controller-manager: ${kcm.timeline.join(' ')}`]
+    : []),
+  ...(values.timeline && op ? [`pods created per second, basic-operator: ${op.timeline.join(' ')}`] : []),
 ];
 process.stdout.write(`${table.join('\n')}\n`);
 process.exit(0);

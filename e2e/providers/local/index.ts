@@ -10,6 +10,11 @@ export const CLUSTER_NAME = 'basic-operator';
 /** kube-controller-manager's client budget; the operator gets the same in benchmarks. */
 export const KCM_QPS = 100;
 export const KCM_BURST = 150;
+/**
+ * kube-controller-manager's --concurrent-deployment-syncs and --concurrent-replicaset-syncs: the
+ * operator's default worker count, so the benchmark compares like with like.
+ */
+export const KCM_WORKERS = 10;
 /** The scheduler must not be the bottleneck of either side of the benchmark. */
 const SCHEDULER_QPS = 1000;
 const SCHEDULER_BURST = 2000;
@@ -179,7 +184,12 @@ export class LocalProvider implements ClusterProvider {
         '  kubeControllerManagerNodeMonitorPeriodMilliseconds: 25000',
         '  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 200000',
         'componentsPatches:',
-        patch('kube-controller-manager', { 'kube-api-qps': KCM_QPS, 'kube-api-burst': KCM_BURST }),
+        patch('kube-controller-manager', {
+          'kube-api-qps': KCM_QPS,
+          'kube-api-burst': KCM_BURST,
+          'concurrent-deployment-syncs': KCM_WORKERS,
+          'concurrent-replicaset-syncs': KCM_WORKERS,
+        }),
         patch('kube-scheduler', { 'kube-api-qps': SCHEDULER_QPS, 'kube-api-burst': SCHEDULER_BURST }),
       ].join('\n'),
     );

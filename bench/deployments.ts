@@ -419,8 +419,13 @@ const table = [
         `raw pod-create limit (plain client loop, 32 in flight, the operator's ${OP_QPS} qps budget): ${f(raw.throttled)} pods/s; unthrottled (the API server's capacity): ${f(raw.unthrottled)} pods/s`,
       ]
     : []),
+  // A loop held to the budget cannot really outrun the server: when it seems to (the burst lets
+  // most of 1000 pods go at once), the server's capacity is the limit.
   ...(raw && op
-    ? [`operator pods/s vs raw limit: ${f((op.podsPerSecond / raw.throttled) * 100, 0)}% (goal >= 80%)`]
+    ? [
+        `operator pods/s vs raw limit (the lower of the two, ${f(Math.min(raw.throttled, raw.unthrottled))} pods/s): ` +
+          `${f((op.podsPerSecond / Math.min(raw.throttled, raw.unthrottled)) * 100, 0)}% (goal >= 80%)`,
+      ]
     : []),
   ...(kcm ? [kcm.machine] : []),
   ...(op ? [op.machine] : []),

@@ -23,6 +23,8 @@ import {
   setCondition,
   updateStatus,
 } from '../../../src/runtime/write/index.ts';
+import { StatusWriteQueue } from '../../../src/runtime/write/status-queue.ts';
+import { BackgroundStatusWriter } from '../../../src/runtime/write/status-writer.ts';
 import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
@@ -196,6 +198,55 @@ describe('write helpers against the API server', () => {
     const ready = findCondition(flipped.object.status?.conditions, 'Ready')!;
     assert.equal(ready.status, 'True');
     assert.notEqual(ready.lastTransitionTime, firstTransition, 'a new status moves the transition time');
+  });
+
+  it('writes statuses in the background: the latest wins, no-ops and replaced objects are skipped', {
+    timeout: 60_000,
+  }, async () => {
+    const type = BASIC_REPLICA_SET;
+    const counting = await countingClient();
+    const original = await client.create(type, replicaSet(ns, 'background'));
+    // Stands in for the informer: the test decides what the cache has seen.
+    let cached: BasicReplicaSet | undefined = original;
+    const failures: string[] = [];
+    const queue = new StatusWriteQueue({ concurrency: 1, onError: (key) => failures.push(key) });
+    const writer = new BackgroundStatusWriter<BasicReplicaSet>({
+      client: counting,
+      type,
+      cache: { get: () => cached },
+      queue,
+    });
+    const live = new AbortController().signal;
+    const status = (replicas: number): BasicReplicaSetStatus => ({ replicas, activeReplicas: replicas });
+
+    writer.submit(original, status(1), 'progress', live); // goes at once
+    writer.submit(original, status(2), 'progress', live); // waits behind it...
+    writer.submit(original, status(3), 'urgent', live); // ...and is replaced by this one
+    await queue.drain();
+    assert.equal(counting.patches, 2, 'the first write and the latest');
+    const read = await client.get<BasicReplicaSet>(type, ns, 'background');
+    assert.equal(read.status?.replicas, 3);
+    assert.equal(read.status?.observedGeneration, original.metadata.generation);
+
+    // The cache has not seen the write yet: sending the same status again would be a no-op write.
+    writer.submit(original, status(3), 'progress', live);
+    await queue.drain();
+    assert.equal(counting.patches, 2);
+    // Once it has, the cache is compared with.
+    cached = read;
+    writer.submit(read, status(3), 'progress', live);
+    await queue.drain();
+    assert.equal(counting.patches, 2);
+
+    // A status computed for an object that has since been replaced never lands on its successor.
+    await client.delete(type, ns, 'background');
+    const successor = await client.create(type, replicaSet(ns, 'background'));
+    cached = successor;
+    writer.submit(read, status(7), 'urgent', live);
+    await queue.drain();
+    assert.equal(counting.patches, 2);
+    assert.equal((await client.get<BasicReplicaSet>(type, ns, 'background')).status?.replicas, undefined);
+    assert.deepEqual(failures, []);
   });
 
   it('folds 20 identical events into one Event with a series', { timeout: 60_000 }, async () => {

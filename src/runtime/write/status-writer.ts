@@ -24,22 +24,28 @@ export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
 
 interface Written {
   uid: string | undefined;
-  /** The cached resourceVersion the write was compared with: while the cache still shows it, it lags. */
+  /** The cached resourceVersion when the write was sent: while the cache still shows it, it lags. */
   baseResourceVersion: string | undefined;
+  /** The resourceVersion the write produced. */
+  writtenResourceVersion: string | undefined;
   json: string;
 }
 
 /**
  * Hands a reconcile's status to a StatusWriteQueue and sends it when its turn comes, as updateStatus
- * would (a uid-guarded JSON Patch of the whole status), comparing with the cache at that moment:
- * - nothing is sent when the object is gone or was replaced (another uid), or when the cache already
- *   holds that status;
- * - nor when this writer sent the same status and the cache has not caught up with it yet.
- * observedGeneration is the generation the status was computed from, not the latest.
+ * would (a uid-guarded JSON Patch of the whole status). Nothing is sent when the object is gone or
+ * was replaced (another uid), or when the server already has that status. This controller is the
+ * single writer of the status, so after a write of ours the server has what we sent, whatever the
+ * cache (which lags our own writes) still shows: the next status is compared with what we sent, and
+ * with the cache only when the cache shows neither our write nor the version we wrote over (someone
+ * else wrote; writing again is at worst a no-op). observedGeneration is the generation the status was
+ * computed from, not the latest.
  */
 export class BackgroundStatusWriter<T extends ObjectWithStatus> {
   readonly #options: BackgroundStatusWriterOptions<T>;
   readonly #written = new Map<string, Written>();
+  /** A token per write in flight; forget() drops it, so that write then records nothing. */
+  readonly #inFlight = new Map<string, object>();
 
   constructor(options: BackgroundStatusWriterOptions<T>) {
     this.#options = options;
@@ -53,6 +59,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
   /** Forgets `obj`'s key: its object is gone. */
   forget(key: string): void {
     this.#written.delete(key);
+    this.#inFlight.delete(key);
     this.#options.queue.forget(key);
   }
 
@@ -61,25 +68,42 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
     const key = keyOf(obj);
     const current = cache.get(obj.metadata?.namespace, obj.metadata?.name ?? '');
     const uid = obj.metadata?.uid;
-    if (!current || current.metadata?.uid !== uid) return;
-    const json = JSON.stringify(next);
+    if (!current || current.metadata?.uid !== uid) {
+      this.#written.delete(key);
+      return;
+    }
+    if (this.#serverHas(key, current, next)) return;
+    const token = {};
+    this.#inFlight.set(key, token);
+    try {
+      const written = await client.patch<T>(
+        type,
+        obj.metadata?.namespace,
+        obj.metadata?.name ?? '',
+        'json',
+        statusReplacePatch(obj, next),
+        { subresource: 'status', signal, priority: 'low' },
+      );
+      if (this.#inFlight.get(key) !== token) return; // forgotten meanwhile: its object is gone
+      this.#written.set(key, {
+        uid,
+        baseResourceVersion: current.metadata?.resourceVersion,
+        writtenResourceVersion: written.metadata?.resourceVersion,
+        json: JSON.stringify(next),
+      });
+    } finally {
+      if (this.#inFlight.get(key) === token) this.#inFlight.delete(key);
+    }
+  }
+
+  /** Whether the server already has `next` as the status of `current` (same uid). */
+  #serverHas(key: string, current: T, next: StatusOf<T>): boolean {
+    const cacheHasIt = !statusChanged(current.status, next);
     const last = this.#written.get(key);
+    if (!last || last.uid !== current.metadata?.uid) return cacheHasIt;
+    if (JSON.stringify(next) !== last.json) return false; // the server has what we sent last
     const rv = current.metadata?.resourceVersion;
-    if (last && last.uid === uid && last.baseResourceVersion === rv && last.json === json) return;
-    if (!statusChanged(current.status, next)) return;
-    await client.patch<T>(
-      type,
-      obj.metadata?.namespace,
-      obj.metadata?.name ?? '',
-      'json',
-      statusReplacePatch(obj, next),
-      {
-        subresource: 'status',
-        signal,
-        priority: 'low',
-      },
-    );
-    this.#written.set(key, { uid, baseResourceVersion: rv, json });
+    return cacheHasIt || rv === last.baseResourceVersion || rv === last.writtenResourceVersion;
   }
 }
 

@@ -4,9 +4,9 @@ import { errorMessage, type Logger } from '../log.ts';
 import {
   desiredStatus,
   type ObjectWithStatus,
+  patchWholeStatus,
   type StatusOf,
   statusChanged,
-  statusReplacePatch,
 } from './status.ts';
 import { type StatusWriteLane, StatusWriteQueue } from './status-queue.ts';
 
@@ -76,14 +76,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
     const token = {};
     this.#inFlight.set(key, token);
     try {
-      const written = await client.patch<T>(
-        type,
-        obj.metadata?.namespace,
-        obj.metadata?.name ?? '',
-        'json',
-        statusReplacePatch(obj, next),
-        { subresource: 'status', signal, priority: 'low' },
-      );
+      const written = await patchWholeStatus(client, type, obj, next, { signal });
       if (this.#inFlight.get(key) !== token) return; // forgotten meanwhile: its object is gone
       this.#written.set(key, {
         uid,

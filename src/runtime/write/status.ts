@@ -80,15 +80,30 @@ export async function updateStatus<T extends ObjectWithStatus>(
 ): Promise<StatusWriteResult<T>> {
   const next = desiredStatus(obj, computeStatus);
   if (!statusChanged(obj.status, next)) return { changed: false, object: obj };
-  const object = await client.patch<T>(
+  return { changed: true, object: await patchWholeStatus(client, type, obj, next, options) };
+}
+
+/** Sends statusReplacePatch(obj, next) to the status subresource, in the client's low-priority lane. */
+export function patchWholeStatus<T extends ObjectWithStatus>(
+  client: KubeClient,
+  type: ResourceType,
+  obj: T,
+  next: object,
+  options: StatusWriteOptions = {},
+): Promise<T> {
+  return client.patch<T>(
     type,
     obj.metadata?.namespace,
     obj.metadata?.name ?? '',
     'json',
     statusReplacePatch(obj, next),
-    { subresource: 'status', fieldManager: options.fieldManager, signal: options.signal, priority: 'low' },
+    {
+      subresource: 'status',
+      fieldManager: options.fieldManager,
+      signal: options.signal,
+      priority: 'low',
+    },
   );
-  return { changed: true, object };
 }
 
 /**

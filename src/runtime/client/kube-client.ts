@@ -1,8 +1,6 @@
 import type { RequestOptions as HttpsRequestOptions } from 'node:https';
-import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
-import { Agent, fetch } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { ApiError } from './errors.ts';
 import type { KubeObject, ObjectList } from './object.ts';
 import type { RequestPriority } from './priority-throttle.ts';
@@ -11,7 +9,9 @@ import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 /**
  * A small REST client for any resource type, built on the kubeconfig handling of
  * @kubernetes/client-node (auth, TLS, exec plugins) but with our own request loop, so the
- * runtime controls watches, rate limiting and errors.
+ * runtime controls watches, rate limiting and errors. Requests go through undici's dispatcher API
+ * rather than fetch(): the same connection pool at half the CPU per request (no WHATWG streams,
+ * Request and Response objects), which counts when the operator shares a machine with its API server.
  *
  * Objects are returned as the server sent them (wire JSON): timestamps are RFC 3339 strings at
  * run time even where @kubernetes/client-node's model types say `Date`; read them with toMillis().
@@ -99,6 +99,9 @@ export interface KubeClientOptions {
 export class KubeClient {
   readonly kubeConfig: KubeConfig;
   readonly server: string;
+  /** scheme://host:port of the server, and the path prefix it may be served under (proxies). */
+  private readonly origin: string;
+  private readonly basePath: string;
   private readonly throttle: RequestThrottle | undefined;
   private readonly userAgent: string;
   private readonly defaultTimeoutMs: number;
@@ -109,6 +112,9 @@ export class KubeClient {
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
     this.kubeConfig = kubeConfig;
     this.server = cluster.server.replace(/\/+$/, '');
+    const url = new URL(this.server);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
     this.throttle = options.throttle;
     this.userAgent = options.userAgent ?? 'basic-operator';
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
@@ -150,9 +156,9 @@ export class KubeClient {
 
   async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
     const response = await this.send(method, path, options, options.timeoutMs ?? this.defaultTimeoutMs);
-    const text = await response.text();
-    if (response.status === 401 && this.cachedAuth) this.cachedAuth.at = 0;
-    if (!response.ok) throw toApiError(response.status, text, method, path);
+    const text = await response.body.text();
+    if (response.statusCode === 401 && this.cachedAuth) this.cachedAuth.at = 0;
+    if (!isOk(response)) throw toApiError(response.statusCode, text, method, path);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -259,23 +265,31 @@ export class KubeClient {
       },
       undefined,
     );
-    if (!response.ok) {
+    if (!isOk(response)) {
       throw toApiError(
-        response.status,
-        await response.text(),
+        response.statusCode,
+        await response.body.text(),
         'WATCH',
         collectionPath(type, options.namespace),
       );
     }
-    if (!response.body) return;
-    const lines = createInterface({ input: Readable.fromWeb(response.body), crlfDelay: Infinity });
+    const body = response.body;
+    body.setEncoding('utf8');
     try {
-      for await (const line of lines) {
-        if (line.trim() === '') continue;
-        yield JSON.parse(line) as WatchEvent<T>;
+      // One JSON object per line; a line may arrive in several chunks, a chunk may hold several lines.
+      let pending = '';
+      for await (const chunk of body as AsyncIterable<string>) {
+        pending += chunk;
+        for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          if (line.trim() !== '') yield JSON.parse(line) as WatchEvent<T>;
+        }
       }
+      if (pending.trim() !== '') yield JSON.parse(pending) as WatchEvent<T>;
     } finally {
-      lines.close();
+      // The consumer may stop early: release the connection.
+      if (!body.destroyed) body.destroy();
     }
   }
 
@@ -286,10 +300,11 @@ export class KubeClient {
     timeoutMs: number | undefined,
   ) {
     if (this.throttle) await this.throttle.acquire(options.signal, options.priority);
-    const url = new URL(this.server + path);
+    const query = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined && value !== '') url.searchParams.set(key, String(value));
+      if (value !== undefined && value !== '') query.set(key, String(value));
     }
+    const search = query.size > 0 ? `?${query}` : '';
     const auth = await this.auth();
     const headers: Record<string, string> = { ...auth.headers, Accept: 'application/json' };
     headers['User-Agent'] = this.userAgent;
@@ -301,14 +316,19 @@ export class KubeClient {
     const signals: AbortSignal[] = [];
     if (options.signal) signals.push(options.signal);
     if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
-    return fetch(url, {
+    return auth.dispatcher.request({
+      origin: this.origin,
+      path: this.basePath + path + search,
       method,
       headers,
       body,
-      dispatcher: auth.dispatcher,
-      signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
+      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
   }
+}
+
+function isOk(response: Dispatcher.ResponseData): boolean {
+  return response.statusCode >= 200 && response.statusCode < 300;
 }
 
 function toApiError(statusCode: number, text: string, method: string, path: string): ApiError {

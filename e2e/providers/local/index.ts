@@ -14,7 +14,7 @@ export const KCM_BURST = 150;
  * kube-controller-manager's --concurrent-deployment-syncs and --concurrent-replicaset-syncs: the
  * operator's default worker count, so the benchmark compares like with like.
  */
-export const KCM_WORKERS = 10;
+export const KCM_WORKERS = 20;
 /** The scheduler must not be the bottleneck of either side of the benchmark. */
 const SCHEDULER_QPS = 1000;
 const SCHEDULER_BURST = 2000;

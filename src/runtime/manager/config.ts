@@ -97,7 +97,7 @@ export const FLAGS = {
   'kube-api-burst': { type: 'string', default: '0', help: 'Client-side API burst (default: 1.5 x qps).' },
   'max-concurrent-reconciles': {
     type: 'string',
-    default: '10',
+    default: '20',
     help: 'Default number of workers per controller.',
   },
   concurrency: {

@@ -101,7 +101,7 @@ describe('metrics and health endpoints of a manager', () => {
     assert.equal(value(samples, 'controller_runtime_terminal_reconcile_errors_total', c), 1);
     assert.ok(value(samples, 'controller_runtime_reconcile_time_seconds_count', c) >= 6);
     assert.ok(find(samples, 'controller_runtime_reconcile_time_seconds_bucket', c).length > 10);
-    assert.equal(value(samples, 'controller_runtime_max_concurrent_reconciles', c), 10); // the default
+    assert.equal(value(samples, 'controller_runtime_max_concurrent_reconciles', c), 20); // the default
     assert.equal(value(samples, 'controller_runtime_active_workers', c), 0);
     assert.equal(value(samples, 'workqueue_depth', q), 0);
     assert.ok(value(samples, 'workqueue_adds_total', q) >= 6);

@@ -21,7 +21,6 @@ import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,
-  eventsFor,
   getMachine,
   type MachineSuite,
   machine,
@@ -34,6 +33,14 @@ import {
 } from './helpers.ts';
 
 const MAX_ATTEMPTS = 2;
+
+/** Two volumes: one used up its attempts; the other may be behind (each retries on its own). */
+function assertAttempts(attempts: number | undefined, message = 'attempts over both volumes'): void {
+  assert.ok(
+    attempts !== undefined && attempts >= MAX_ATTEMPTS && attempts <= MAX_ATTEMPTS * 2,
+    `${message}: ${attempts}`,
+  );
+}
 
 describe('a backup that always fails', () => {
   let suite: MachineSuite | undefined;
@@ -102,7 +109,8 @@ describe('a backup that always fails', () => {
     const failedPods = await failing;
     console.log(`  failed ${failedPods} copy pods; VolumeBackup Failed after ${Date.now() - started} ms`);
 
-    assert.equal(backup.status?.attempts, MAX_ATTEMPTS * 2, 'every volume tried MAX_ATTEMPTS times');
+    // Failed as soon as one volume used up its attempts: the other may be an attempt behind.
+    assertAttempts(backup.status?.attempts);
     const ready = condition(backup, 'Ready');
     assert.equal(ready?.reason, 'BackupFailed');
     assert.match(ready?.message ?? '', new RegExp(`${MAX_ATTEMPTS} of ${MAX_ATTEMPTS} copy attempts failed`));
@@ -140,7 +148,7 @@ describe('a backup that always fails', () => {
     stopFailingAgain.abort();
     await failingAgain;
     assert.equal(retried.metadata.name, backup.metadata.name);
-    assert.equal(retried.status?.attempts, MAX_ATTEMPTS * 2, 'a fresh set of attempts');
+    assertAttempts(retried.status?.attempts, 'a fresh set of attempts');
     console.log(`  retried backup Failed again after ${Date.now() - started} ms`);
 
     // A person lets it go without a backup.
@@ -153,8 +161,8 @@ describe('a backup that always fails', () => {
     assert.equal(condition(skipped, 'Skipped')?.status, 'True');
     assert.match(condition(skipped, 'Skipped')?.message ?? '', /without waiting for this backup/);
     assert.equal(condition(skipped, 'Ready')?.reason, 'BackupFailed', 'the failure is still on record');
-    const reasons = (await eventsFor(client, ns, 'Machine', 'doomed')).map((e) => e.reason);
-    assert.ok(reasons.includes('FinalizerRemoved'), reasons.join(', '));
+    // Events are recorded in the background, so this one may land just after the Machine is gone.
+    await waitForEvent(client, ns, 'Machine', 'doomed', 'FinalizerRemoved');
   });
 
   it('a skip set before the deletion lets the Machine go without any VolumeBackup', async () => {

@@ -11,6 +11,7 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
 import {
   CHART_DIR,
   CONFIG_DIR,
@@ -170,8 +171,11 @@ describe('install manifests against the API server', () => {
         'helm install',
       );
       const fullname = `${release}-basic-operator`;
-      const deployment = await client.get<V1Deployment>(CoreTypes.Deployment, ns, fullname);
-      assert.equal(deployment.status?.readyReplicas, 2);
+      // helm --wait reads the ReplicaSet; the Deployment's own count follows a moment later.
+      await waitFor('the Deployment to count 2 ready replicas', async () => {
+        const d = await client.get<V1Deployment>(CoreTypes.Deployment, ns, fullname);
+        return d.status?.observedGeneration === d.metadata?.generation && d.status?.readyReplicas === 2;
+      });
       ok(await kubectl(['get', 'clusterrole', `${fullname}-manager`]), 'get ClusterRole');
       ok(await kubectl(['-n', ns, 'get', 'rolebinding', `${fullname}-manager`]), 'get RoleBinding');
     } finally {

@@ -175,7 +175,9 @@ describe('leader election between operator processes', () => {
     );
     const takeoverMs = Date.now() - killedAt;
     t.diagnostic(`takeover after SIGKILL of the leader: ${takeoverMs} ms`);
-    assert.ok(takeoverMs < 20_000, `takeover took ${takeoverMs} ms`);
+    // A 15 s lease, seen renewed up to one jittered 2 s retry after the kill, one more retry to
+    // take it, then caches and a reconcile: 22 s bounds it with room for a slow machine.
+    assert.ok(takeoverMs < 22_000, `takeover took ${takeoverMs} ms`);
     assert.deepEqual(marks.get('after-kill'), [standbyId]);
     assert.equal((await leader.exited).signal, 'SIGKILL');
     assert.equal(await holder(), standbyId);
@@ -199,7 +201,8 @@ describe('leader election between operator processes', () => {
     });
     const handoverMs = Date.now() - terminatedAt;
     t.diagnostic(`hand-over after SIGTERM of the leader: ${handoverMs} ms`);
-    assert.ok(handoverMs < 5_000, `hand-over took ${handoverMs} ms`);
+    // Far below the 15 s lease: the released lease is taken at the next retry (2 s, jittered).
+    assert.ok(handoverMs < 8_000, `hand-over took ${handoverMs} ms`);
     const exit = await standby.exited;
     assert.equal(exit.code, 0, `the SIGTERMed replica exits 0\n${standby.describe()}`);
     assert.ok(standby.indexOf('released the leader lease') >= 0, standby.describe());

@@ -9,7 +9,8 @@ import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { sleep } from '../../support/wait.ts';
 import { fixtureFlags, OperatorProcess } from './operator-process.ts';
 
-const RECONCILE_MS = 2_000;
+// Long enough that SIGTERM lands inside it even when this machine is slow.
+const RECONCILE_MS = 6_000;
 
 const slowConfigMap = (namespace: string, name: string): V1ConfigMap => ({
   apiVersion: 'v1',

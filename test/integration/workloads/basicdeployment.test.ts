@@ -215,12 +215,18 @@ describe('BasicDeployment controller', () => {
     await setImage('pause', 'registry.k8s.io/pause:3.9');
     await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { replicas: 3 } });
     await waitFor('scaling while paused', async () => (await livePods('pause')).length === 3);
-    const paused = await waitFor('Progressing Unknown/DeploymentPaused', async () => {
-      const d = await get('pause');
-      return d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
-        ? d
-        : undefined;
-    });
+    // The status of the generation that only set `paused` is also DeploymentPaused (and ready, as
+    // its template was fully rolled out): wait for the status of the latest generation.
+    const paused = await waitFor(
+      'Progressing Unknown/DeploymentPaused for the latest generation',
+      async () => {
+        const d = await get('pause');
+        return d.status?.observedGeneration === d.metadata.generation &&
+          d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
+          ? d
+          : undefined;
+      },
+    );
     assert.equal(paused.status?.ready, false);
     assert.equal((await sets('pause')).length, 1, 'no new set while paused');
     await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { paused: false } });

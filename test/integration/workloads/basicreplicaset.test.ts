@@ -101,6 +101,10 @@ describe('BasicReplicaSet controller', () => {
       },
       spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
     });
+    // Were the set reconciled before the manager's cache saw the orphan, it would create two pods,
+    // then adopt the orphan and delete one of three, which may be the orphan.
+    const podCache = suite!.manager.cache.informerFor<V1Pod>(CoreTypes.Pod);
+    await waitFor('the orphan in the manager cache', async () => podCache.get(ns, 'orphan'));
     await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'adopt', 2));
     await settled('adopt', 2);
     const orphan = await client.get<V1Pod>(CoreTypes.Pod, ns, 'orphan');
@@ -116,7 +120,8 @@ describe('BasicReplicaSet controller', () => {
 
   it('counts a ready pod as available only after minReadySeconds, requeueing itself', async () => {
     const rs = replicaSet(ns, 'slow', 2);
-    rs.spec.minReadySeconds = 3;
+    // Long enough that a stalled test process still sees the ready-but-not-available status.
+    rs.spec.minReadySeconds = 8;
     await client.create(BASIC_REPLICA_SET, rs);
     const ready = await waitFor('2 ready pods', async () => {
       const s = await status('slow');
@@ -124,7 +129,7 @@ describe('BasicReplicaSet controller', () => {
     });
     assert.ok((ready.availableReplicas ?? 0) < 2, 'not yet available when just ready');
     await waitFor('2 available pods', async () => (await status('slow'))?.availableReplicas === 2, {
-      timeoutMs: 20_000,
+      timeoutMs: 40_000,
     });
     const availableAt = Date.now();
     // Ready transitions are recorded with one-second precision.
@@ -134,8 +139,8 @@ describe('BasicReplicaSet controller', () => {
       ),
     );
     assert.ok(
-      availableAt - readySince >= 2000,
-      `available ${availableAt - readySince} ms after ready (minReadySeconds 3)`,
+      availableAt - readySince >= 7000,
+      `available ${availableAt - readySince} ms after ready (minReadySeconds 8)`,
     );
   });
 });

@@ -2,6 +2,7 @@ import type { RequestOptions as HttpsRequestOptions } from 'node:https';
 import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
 import { ApiError } from './errors.ts';
+import type { RequestObserver } from './metrics.ts';
 import type { KubeObject, ObjectList } from './object.ts';
 import type { RequestPriority } from './priority-throttle.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
@@ -94,6 +95,8 @@ export interface KubeClientOptions {
   throttle?: RequestThrottle;
   userAgent?: string;
   defaultTimeoutMs?: number;
+  /** Told about every request (metrics). */
+  observer?: RequestObserver;
 }
 
 export class KubeClient {
@@ -105,6 +108,7 @@ export class KubeClient {
   private readonly throttle: RequestThrottle | undefined;
   private readonly userAgent: string;
   private readonly defaultTimeoutMs: number;
+  private readonly observer: RequestObserver | undefined;
   private cachedAuth: { headers: Record<string, string>; dispatcher: Agent; at: number } | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
@@ -118,6 +122,7 @@ export class KubeClient {
     this.throttle = options.throttle;
     this.userAgent = options.userAgent ?? 'basic-operator';
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30_000;
+    this.observer = options.observer;
   }
 
   /**
@@ -299,7 +304,11 @@ export class KubeClient {
     options: RequestOptions,
     timeoutMs: number | undefined,
   ) {
-    if (this.throttle) await this.throttle.acquire(options.signal, options.priority);
+    if (this.throttle) {
+      const waitStart = performance.now();
+      await this.throttle.acquire(options.signal, options.priority);
+      this.observer?.throttled(method, (performance.now() - waitStart) / 1000);
+    }
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') query.set(key, String(value));
@@ -316,7 +325,7 @@ export class KubeClient {
     const signals: AbortSignal[] = [];
     if (options.signal) signals.push(options.signal);
     if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
-    return auth.dispatcher.request({
+    const sent = auth.dispatcher.request({
       origin: this.origin,
       path: this.basePath + path + search,
       method,
@@ -324,6 +333,14 @@ export class KubeClient {
       body,
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
     });
+    const observer = this.observer;
+    if (observer) {
+      sent.then(
+        (response) => observer.completed(method, String(response.statusCode)),
+        () => observer.completed(method, '<error>'),
+      );
+    }
+    return sent;
   }
 }
 

@@ -3,6 +3,7 @@ import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { InformerCache } from '../cache/informer-cache.ts';
 import { KubeClient } from '../client/kube-client.ts';
+import { clientMetrics } from '../client/metrics.ts';
 import { PriorityThrottle } from '../client/priority-throttle.ts';
 import { CoreTypes, resourceId } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
@@ -53,7 +54,8 @@ export class Manager implements ControllerHost {
     const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
     const throttle =
       config.qps > 0 ? new PriorityThrottle(new TokenBucket(config.qps, config.burst)) : undefined;
-    this.client = new KubeClient(kc, { throttle });
+    const host = new URL(kc.getCurrentCluster()?.server ?? 'https://unknown').host;
+    this.client = new KubeClient(kc, { throttle, observer: clientMetrics(this.registry, host, throttle) });
     this.cache = new InformerCache(this.client, this.log, {
       namespaces: config.namespaces,
       labelSelectors: {

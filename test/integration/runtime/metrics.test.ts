@@ -74,7 +74,15 @@ describe('metrics and health endpoints of a manager', () => {
             },
           });
       },
-      ['--leader-elect', '--leader-election-namespace', ns, '--leader-election-id', leaseName],
+      [
+        '--leader-elect',
+        '--leader-election-namespace',
+        ns,
+        '--leader-election-id',
+        leaseName,
+        '--kube-api-qps',
+        '50',
+      ],
     );
     managers.push(manager);
     const { metrics, health } = manager.ports;
@@ -112,6 +120,15 @@ describe('metrics and health endpoints of a manager', () => {
     assert.ok(find(samples, 'workqueue_longest_running_processor_seconds', q).length === 1);
     assert.equal(value(samples, 'leader_election_master_status', { name: leaseName }), 1);
     assert.ok(find(samples, 'process_cpu_user_seconds_total').length === 1, 'default process metrics');
+    // The client: requests by code and method, time spent in the rate limit, and who waits for it.
+    assert.ok(value(samples, 'rest_client_requests_total', { method: 'GET', code: '200' }) >= 1, 'lists');
+    assert.ok(
+      value(samples, 'rest_client_requests_total', { method: 'POST', code: '201' }) >= 1,
+      'the Lease',
+    );
+    assert.ok(value(samples, 'rest_client_rate_limiter_duration_seconds_count', { verb: 'GET' }) >= 1);
+    assert.equal(value(samples, 'basic_operator_client_throttle_waiting', { priority: 'high' }), 0);
+    assert.equal(value(samples, 'basic_operator_client_throttle_waiting', { priority: 'low' }), 0);
 
     assert.equal((await httpGet(health, '/healthz')).status, 200);
     const ready = await httpGet(health, '/readyz');

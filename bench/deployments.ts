@@ -175,6 +175,7 @@ async function rawLimit(pods: number, repeats: number): Promise<RawLimit> {
   const run = async (throttle: TokenBucket | undefined) => {
     await freshNamespace(ns);
     const c = new KubeClient(kc, { throttle, userAgent: 'bench-raw' });
+    const ticksBefore = controlPlaneTicks();
     const started = Date.now();
     await parallel([...Array(pods).keys()], 32, (i) =>
       c.create<V1Pod>(CoreTypes.Pod, {
@@ -184,7 +185,15 @@ async function rawLimit(pods: number, repeats: number): Promise<RawLimit> {
         spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
       }),
     );
-    return pods / ((Date.now() - started) / 1000);
+    const seconds = (Date.now() - started) / 1000;
+    const cpu = [...controlPlaneTicks()].map(
+      ([c, t]) => `${c} ${((t - (ticksBefore.get(c) ?? t)) / 100).toFixed(1)}`,
+    );
+    log(
+      `  raw loop ${throttle ? 'held to the budget' : 'unthrottled'}: ${(pods / seconds).toFixed(1)} pods/s; ` +
+        `CPU seconds in ${seconds.toFixed(1)}s: ${cpu.join(', ')}`,
+    );
+    return pods / seconds;
   };
   const throttled = await run(new TokenBucket(OP_QPS, OP_BURST));
   const unthrottledRuns: number[] = [];

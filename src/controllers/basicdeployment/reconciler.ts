@@ -12,7 +12,7 @@ import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
-import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
+import { selectorProblems } from '../../runtime/labels.ts';
 import { adopt } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
@@ -161,12 +161,11 @@ export class BasicDeploymentReconciler implements Reconciler {
   private async claimSets(d: BasicDeployment): Promise<BasicReplicaSet[]> {
     const uid = d.metadata.uid ?? '';
     const owned = this.deps.sets.byOwner(uid).filter((s) => controllerRefOf(s)?.uid === uid);
+    // The selector goes to the cache's label index: listing the whole namespace made each reconcile
+    // scan every set, quadratic in the number of deployments.
     const orphans = this.deps.sets
-      .list({ namespace: d.metadata.namespace })
-      .filter(
-        (s) =>
-          !controllerRefOf(s) && !isBeingDeleted(s) && selectorMatches(d.spec.selector, s.metadata.labels),
-      );
+      .list({ namespace: d.metadata.namespace, selector: d.spec.selector })
+      .filter((s) => !controllerRefOf(s) && !isBeingDeleted(s));
     for (const orphan of orphans) {
       try {
         owned.push(await adopt(this.deps.client, BASIC_REPLICA_SET, orphan, d, BASIC_DEPLOYMENT));

@@ -225,15 +225,12 @@ function watchReadiness<T extends KubeObject>(
   const informer = new Informer<T>(client, type, { namespaces: [namespace] }, rootLogger('error'));
   const ready = new Set<string>();
   let logged = -1;
-  let allReady: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    allReady = resolve;
-  });
+  let wake: (() => void) | undefined;
   const seen = (obj: T) => {
     const name = obj.metadata?.name ?? '';
     if (isReady(obj)) ready.add(name);
     else ready.delete(name);
-    if (ready.size === N) allReady();
+    if (ready.size === N) wake?.();
   };
   informer.addHandler({
     onAdd: seen,
@@ -243,20 +240,25 @@ function watchReadiness<T extends KubeObject>(
   informer.start(stop.signal);
   return {
     synced: () => informer.waitForSync(),
+    stop: () => stop.abort(),
     async all(): Promise<void> {
       const deadline = Date.now() + TIMEOUT_MS;
-      try {
-        for (;;) {
-          if (ready.size !== logged) {
-            logged = ready.size;
-            log(`  ${logged}/${N} ready`);
-          }
-          if (ready.size === N) return;
-          if (Date.now() > deadline) throw new Error(`timed out with ${ready.size}/${N} ready`);
-          await Promise.race([done, sleep(1000)]);
+      for (;;) {
+        if (ready.size !== logged) {
+          logged = ready.size;
+          log(`  ${logged}/${N} ready`);
         }
-      } finally {
-        stop.abort();
+        if (ready.size === N) return;
+        if (Date.now() > deadline) throw new Error(`timed out with ${ready.size}/${N} ready`);
+        // Woken by the event that makes all N ready, or after a second to log progress.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
       }
     },
   };
@@ -289,17 +291,21 @@ async function kcmSide(): Promise<SideResult> {
   await readiness.synced();
   await sleep(500);
   const started = Date.now();
-  await parallel([...Array(N).keys()], 16, (i) =>
-    client.create<V1Deployment>(CoreTypes.Deployment, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: `d-${i}`, namespace: ns },
-      spec: { replicas: R, selector: { matchLabels: { app: `d-${i}` } }, template: podTemplate(`d-${i}`) },
-    }),
-  );
-  await readiness.all();
+  try {
+    await parallel([...Array(N).keys()], 16, (i) =>
+      client.create<V1Deployment>(CoreTypes.Deployment, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: `d-${i}`, namespace: ns },
+        spec: { replicas: R, selector: { matchLabels: { app: `d-${i}` } }, template: podTemplate(`d-${i}`) },
+      }),
+    );
+    await readiness.all();
+  } finally {
+    readiness.stop();
+    stop.abort();
+  }
   const seconds = (Date.now() - started) / 1000;
-  stop.abort();
   const after = pid ? procStats(pid) : undefined;
   return {
     seconds,
@@ -432,22 +438,28 @@ async function operatorSide(): Promise<SideResult> {
       : undefined;
     await sleep(500);
     const started = Date.now();
-    await parallel([...Array(N).keys()], 16, (i) =>
-      client.create<BasicDeployment>(BASIC_DEPLOYMENT, {
-        apiVersion: BASIC_DEPLOYMENT.apiVersion,
-        kind: BASIC_DEPLOYMENT.kind,
-        metadata: { name: `d-${i}`, namespace: ns },
-        spec: { replicas: R, selector: { matchLabels: { app: `d-${i}` } }, template: podTemplate(`d-${i}`) },
-      }),
-    );
-    await readiness.all();
-    const seconds = (Date.now() - started) / 1000;
-    stop.abort();
-    const after = procStats(operator.pid!);
-    if (trace) {
-      await trace.finish();
-      log(`operator side, per second:\n${trace.render(creates)}`);
+    try {
+      await parallel([...Array(N).keys()], 16, (i) =>
+        client.create<BasicDeployment>(BASIC_DEPLOYMENT, {
+          apiVersion: BASIC_DEPLOYMENT.apiVersion,
+          kind: BASIC_DEPLOYMENT.kind,
+          metadata: { name: `d-${i}`, namespace: ns },
+          spec: {
+            replicas: R,
+            selector: { matchLabels: { app: `d-${i}` } },
+            template: podTemplate(`d-${i}`),
+          },
+        }),
+      );
+      await readiness.all();
+    } finally {
+      readiness.stop();
+      stop.abort();
+      await trace?.finish();
     }
+    const seconds = (Date.now() - started) / 1000;
+    const after = procStats(operator.pid!);
+    if (trace) log(`operator side, per second:\n${trace.render(creates)}`);
     return {
       seconds,
       podsPerSecond: rate(creates),

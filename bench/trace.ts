@@ -27,10 +27,9 @@ const TRACED_METRICS = [
 async function scrape(url: string | undefined): Promise<Map<string, number>> {
   const values = new Map<string, number>();
   if (!url) return values;
-  const text = await fetch(url).then(
-    (r) => r.text(),
-    () => '',
-  );
+  const text = await fetch(url, { signal: AbortSignal.timeout(2000) })
+    .then((r) => r.text())
+    .catch(() => '');
   for (const line of text.split('\n')) {
     const name = line.slice(0, line.indexOf('{'));
     if (!TRACED_METRICS.includes(name)) continue;
@@ -62,7 +61,15 @@ export class SideTrace {
   private async loop(): Promise<void> {
     while (!this.stop.signal.aborted) {
       const at = Date.now();
-      this.samples.push({ at, ticks: this.source.cpuTicks(), metrics: await scrape(this.source.metricsUrl) });
+      try {
+        this.samples.push({
+          at,
+          ticks: this.source.cpuTicks(),
+          metrics: await scrape(this.source.metricsUrl),
+        });
+      } catch {
+        // a process went away (the side failed): this second has no sample
+      }
       await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (Date.now() - at))));
     }
   }

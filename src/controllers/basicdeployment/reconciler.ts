@@ -163,9 +163,12 @@ export class BasicDeploymentReconciler implements Reconciler {
     const owned = this.deps.sets.byOwner(uid).filter((s) => controllerRefOf(s)?.uid === uid);
     // The selector goes to the cache's label index: listing the whole namespace made each reconcile
     // scan every set, quadratic in the number of deployments.
-    const orphans = this.deps.sets
-      .list({ namespace: d.metadata.namespace, selector: d.spec.selector })
-      .filter((s) => !controllerRefOf(s) && !isBeingDeleted(s));
+    // No selector (the schema forbids it; validate() reports it) adopts nothing.
+    const orphans = d.spec.selector
+      ? this.deps.sets
+          .list({ namespace: d.metadata.namespace, selector: d.spec.selector })
+          .filter((s) => !controllerRefOf(s) && !isBeingDeleted(s))
+      : [];
     for (const orphan of orphans) {
       try {
         owned.push(await adopt(this.deps.client, BASIC_REPLICA_SET, orphan, d, BASIC_DEPLOYMENT));

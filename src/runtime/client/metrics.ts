@@ -12,43 +12,58 @@ export interface RequestObserver {
 // client-go's buckets for rest_client_rate_limiter_duration_seconds.
 const RATE_LIMITER_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
+interface RequestMetrics {
+  requests: Counter<'code' | 'method' | 'host'>;
+  rateLimiter: Histogram<'verb' | 'host'>;
+}
+
+const byRegistry = new WeakMap<Registry, RequestMetrics>();
+
 /**
  * controller-runtime's `rest_client_requests_total` and client-go's
- * `rest_client_rate_limiter_duration_seconds`, plus the requests waiting in each lane of the rate
- * limit: together they say whether the operator is held back by its own budget or by the server.
+ * `rest_client_rate_limiter_duration_seconds`. Every client of a process (the controllers', the
+ * events') reports into the same series, as in client-go.
  */
-export function clientMetrics(
-  registry: Registry,
-  host: string,
-  throttle?: PriorityThrottle,
-): RequestObserver {
-  const registers = [registry];
-  const requests = new Counter({
-    name: 'rest_client_requests_total',
-    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-    labelNames: ['code', 'method', 'host'],
-    registers,
-  });
-  const rateLimiter = new Histogram({
-    name: 'rest_client_rate_limiter_duration_seconds',
-    help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
-    labelNames: ['verb', 'host'],
-    buckets: RATE_LIMITER_BUCKETS,
-    registers,
-  });
-  if (throttle) {
-    new Gauge({
-      name: 'basic_operator_client_throttle_waiting',
-      help: 'Requests waiting for the client-side rate limit, by lane (high: work, low: status reports).',
-      labelNames: ['priority'],
-      registers,
-      collect() {
-        for (const [priority, waiting] of Object.entries(throttle.waiting())) this.set({ priority }, waiting);
-      },
-    });
+export function requestObserver(registry: Registry, host: string): RequestObserver {
+  let metrics = byRegistry.get(registry);
+  if (!metrics) {
+    const registers = [registry];
+    metrics = {
+      requests: new Counter({
+        name: 'rest_client_requests_total',
+        help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+        labelNames: ['code', 'method', 'host'],
+        registers,
+      }),
+      rateLimiter: new Histogram({
+        name: 'rest_client_rate_limiter_duration_seconds',
+        help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+        labelNames: ['verb', 'host'],
+        buckets: RATE_LIMITER_BUCKETS,
+        registers,
+      }),
+    };
+    byRegistry.set(registry, metrics);
   }
+  const { requests, rateLimiter } = metrics;
   return {
     throttled: (method, seconds) => rateLimiter.observe({ verb: method, host }, seconds),
     completed: (method, code) => requests.inc({ code, method, host }),
   };
+}
+
+/**
+ * The requests waiting for the controllers' rate limit, by lane: with the two series above it says
+ * whether the operator is held back by its own budget or by the server.
+ */
+export function registerThrottleWaiting(registry: Registry, throttle: PriorityThrottle): void {
+  new Gauge({
+    name: 'basic_operator_client_throttle_waiting',
+    help: 'Requests waiting for the client-side rate limit, by lane (high: work, low: status reports).',
+    labelNames: ['priority'],
+    registers: [registry],
+    collect() {
+      for (const [priority, waiting] of Object.entries(throttle.waiting())) this.set({ priority }, waiting);
+    },
+  });
 }

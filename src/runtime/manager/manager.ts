@@ -3,7 +3,7 @@ import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { InformerCache } from '../cache/informer-cache.ts';
 import { KubeClient } from '../client/kube-client.ts';
-import { clientMetrics } from '../client/metrics.ts';
+import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
 import { PriorityThrottle } from '../client/priority-throttle.ts';
 import { CoreTypes, resourceId } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
@@ -55,7 +55,8 @@ export class Manager implements ControllerHost {
     const throttle =
       config.qps > 0 ? new PriorityThrottle(new TokenBucket(config.qps, config.burst)) : undefined;
     const host = new URL(kc.getCurrentCluster()?.server ?? 'https://unknown').host;
-    this.client = new KubeClient(kc, { throttle, observer: clientMetrics(this.registry, host, throttle) });
+    this.client = new KubeClient(kc, { throttle, observer: requestObserver(this.registry, host) });
+    if (throttle) registerThrottleWaiting(this.registry, throttle);
     this.cache = new InformerCache(this.client, this.log, {
       namespaces: config.namespaces,
       labelSelectors: {
@@ -68,7 +69,11 @@ export class Manager implements ControllerHost {
     // Events get a client with a budget of their own, as kube-controller-manager's event broadcaster
     // does, so a burst of Events never slows the controllers' own writes.
     const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
-    const eventClient = new KubeClient(kc, { throttle: eventThrottle, userAgent: 'basic-operator/events' });
+    const eventClient = new KubeClient(kc, {
+      throttle: eventThrottle,
+      userAgent: 'basic-operator/events',
+      observer: requestObserver(this.registry, host),
+    });
     this.eventRecorder = new ApiEventRecorder({
       client: eventClient,
       log: this.log.child({ component: 'events' }),

@@ -18,10 +18,30 @@ export function rootLogger(level?: LogLevel): Logger {
       ),
       transports: [new winston.transports.Console({ stderrLevels: [] })],
     });
+    skipDisabledLevels(root);
   } else if (level) {
     root.level = level;
   }
   return root;
+}
+
+/**
+ * winston runs every call through its whole format chain (timestamp, JSON serialization) and only
+ * then lets the transport drop it for its level: a filtered debug line costs as much as a written
+ * one. This makes each level method of `logger`, and of every child made from it, return at once
+ * when the level is off (checked at each call, so a later level change applies).
+ */
+export function skipDisabledLevels(logger: Logger): Logger {
+  const methods = logger as unknown as Record<string, (...args: unknown[]) => Logger>;
+  for (const level of Object.keys(logger.levels)) {
+    const write = methods[level];
+    if (typeof write !== 'function') continue;
+    methods[level] = function (this: Logger, ...args: unknown[]): Logger {
+      const self = this ?? logger;
+      return self.isLevelEnabled(level) ? write.apply(self, args) : self;
+    };
+  }
+  return logger;
 }
 
 export function logger(fields: Record<string, unknown>): Logger {

@@ -16,61 +16,64 @@ const RECONCILE_TIME_BUCKETS = [
   1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 
-const byRegistry = new WeakMap<Registry, ControllerMetrics>();
-
-export function controllerMetrics(registry: Registry): ControllerMetrics {
-  let metrics = byRegistry.get(registry);
-  if (!metrics) {
-    const registers = [registry];
-    metrics = {
-      reconcileTotal: new Counter({
-        name: 'controller_runtime_reconcile_total',
-        help: 'Total number of reconciliations per controller',
-        labelNames: ['controller', 'result'],
-        registers,
-      }),
-      reconcileErrors: new Counter({
-        name: 'controller_runtime_reconcile_errors_total',
-        help: 'Total number of reconciliation errors per controller',
-        labelNames: ['controller'],
-        registers,
-      }),
-      terminalReconcileErrors: new Counter({
-        name: 'controller_runtime_terminal_reconcile_errors_total',
-        help: 'Total number of terminal reconciliation errors per controller',
-        labelNames: ['controller'],
-        registers,
-      }),
-      reconcilePanics: new Counter({
-        name: 'controller_runtime_reconcile_panics_total',
-        help: 'Total number of reconciliation panics (unexpected exceptions) per controller',
-        labelNames: ['controller'],
-        registers,
-      }),
-      reconcileTime: new Histogram({
-        name: 'controller_runtime_reconcile_time_seconds',
-        help: 'Length of time per reconciliation per controller',
-        labelNames: ['controller'],
-        buckets: RECONCILE_TIME_BUCKETS,
-        registers,
-      }),
-      maxConcurrentReconciles: new Gauge({
-        name: 'controller_runtime_max_concurrent_reconciles',
-        help: 'Maximum number of concurrent reconciles per controller',
-        labelNames: ['controller'],
-        registers,
-      }),
-      activeWorkers: new Gauge({
-        name: 'controller_runtime_active_workers',
-        help: 'Number of currently used workers per controller',
-        labelNames: ['controller'],
-        registers,
-      }),
-    };
-    byRegistry.set(registry, metrics);
-  }
-  return metrics;
+/** Metrics registered once per registry: every caller with the same registry shares them. */
+export function perRegistry<T>(create: (registers: Registry[]) => T): (registry: Registry) => T {
+  const made = new WeakMap<Registry, T>();
+  return (registry) => {
+    let metrics = made.get(registry);
+    if (!metrics) {
+      metrics = create([registry]);
+      made.set(registry, metrics);
+    }
+    return metrics;
+  };
 }
+
+export const controllerMetrics = perRegistry<ControllerMetrics>((registers) => ({
+  reconcileTotal: new Counter({
+    name: 'controller_runtime_reconcile_total',
+    help: 'Total number of reconciliations per controller',
+    labelNames: ['controller', 'result'],
+    registers,
+  }),
+  reconcileErrors: new Counter({
+    name: 'controller_runtime_reconcile_errors_total',
+    help: 'Total number of reconciliation errors per controller',
+    labelNames: ['controller'],
+    registers,
+  }),
+  terminalReconcileErrors: new Counter({
+    name: 'controller_runtime_terminal_reconcile_errors_total',
+    help: 'Total number of terminal reconciliation errors per controller',
+    labelNames: ['controller'],
+    registers,
+  }),
+  reconcilePanics: new Counter({
+    name: 'controller_runtime_reconcile_panics_total',
+    help: 'Total number of reconciliation panics (unexpected exceptions) per controller',
+    labelNames: ['controller'],
+    registers,
+  }),
+  reconcileTime: new Histogram({
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+    labelNames: ['controller'],
+    buckets: RECONCILE_TIME_BUCKETS,
+    registers,
+  }),
+  maxConcurrentReconciles: new Gauge({
+    name: 'controller_runtime_max_concurrent_reconciles',
+    help: 'Maximum number of concurrent reconciles per controller',
+    labelNames: ['controller'],
+    registers,
+  }),
+  activeWorkers: new Gauge({
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+    labelNames: ['controller'],
+    registers,
+  }),
+}));
 
 /** client-go's leader election gauge: 1 while this process holds the lease. */
 export function leaderElectionGauge(registry: Registry): Gauge<'name'> {

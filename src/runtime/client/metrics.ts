@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { perRegistry } from '../metrics.ts';
 import type { PriorityThrottle } from './priority-throttle.ts';
 
 /** What a KubeClient reports about each request it sends. */
@@ -17,7 +18,21 @@ interface RequestMetrics {
   rateLimiter: Histogram<'verb' | 'host'>;
 }
 
-const byRegistry = new WeakMap<Registry, RequestMetrics>();
+const requestMetrics = perRegistry<RequestMetrics>((registers) => ({
+  requests: new Counter({
+    name: 'rest_client_requests_total',
+    help: 'Number of HTTP requests, partitioned by status code, method, and host.',
+    labelNames: ['code', 'method', 'host'],
+    registers,
+  }),
+  rateLimiter: new Histogram({
+    name: 'rest_client_rate_limiter_duration_seconds',
+    help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
+    labelNames: ['verb', 'host'],
+    buckets: RATE_LIMITER_BUCKETS,
+    registers,
+  }),
+}));
 
 /**
  * controller-runtime's `rest_client_requests_total` and client-go's
@@ -25,27 +40,7 @@ const byRegistry = new WeakMap<Registry, RequestMetrics>();
  * events') reports into the same series, as in client-go.
  */
 export function requestObserver(registry: Registry, host: string): RequestObserver {
-  let metrics = byRegistry.get(registry);
-  if (!metrics) {
-    const registers = [registry];
-    metrics = {
-      requests: new Counter({
-        name: 'rest_client_requests_total',
-        help: 'Number of HTTP requests, partitioned by status code, method, and host.',
-        labelNames: ['code', 'method', 'host'],
-        registers,
-      }),
-      rateLimiter: new Histogram({
-        name: 'rest_client_rate_limiter_duration_seconds',
-        help: 'Client side rate limiter latency in seconds. Broken down by verb, and host.',
-        labelNames: ['verb', 'host'],
-        buckets: RATE_LIMITER_BUCKETS,
-        registers,
-      }),
-    };
-    byRegistry.set(registry, metrics);
-  }
-  const { requests, rateLimiter } = metrics;
+  const { requests, rateLimiter } = requestMetrics(registry);
   return {
     throttled: (method, seconds) => rateLimiter.observe({ verb: method, host }, seconds),
     completed: (method, code) => requests.inc({ code, method, host }),

@@ -7,7 +7,7 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
-import { clusterDir, KCM_BURST, KCM_QPS, KCM_WORKERS } from '../e2e/providers/local/index.ts';
+import { clusterDir, KCM_BURST, KCM_QPS, KCM_WORKERS, LocalProvider } from '../e2e/providers/local/index.ts';
 import { BASIC_DEPLOYMENT, type BasicDeployment } from '../src/apis/index.ts';
 import { Informer } from '../src/runtime/cache/informer.ts';
 import { KubeClient } from '../src/runtime/client/kube-client.ts';
@@ -46,6 +46,11 @@ const { values } = parseArgs({
     timeout: { type: 'string', default: '1800' },
     /** Which sides to run, in this order: "raw,kcm,operator" (the default), another order, or a subset. */
     sides: { type: 'string', default: 'raw,kcm,operator' },
+    /**
+     * Local provider: stop and start the whole control plane before each side, so that no side runs
+     * in the heap, caches and etcd history the sides before it left (--no-fresh-control-plane: keep it).
+     */
+    'fresh-control-plane': { type: 'boolean', default: true },
     /** Print the pods each side created in each second, to see ramp-up and tail. */
     timeline: { type: 'boolean', default: false },
     /** Print, for each second of the operator side, its requests, queues and every process's CPU. */
@@ -53,6 +58,7 @@ const { values } = parseArgs({
     /** Write a V8 CPU profile of the operator process into this directory (open it in Chrome DevTools). */
     'profile-operator': { type: 'string' },
   },
+  allowNegative: true,
 });
 const N = Number(values.deployments);
 const R = Number(values.replicas);
@@ -65,7 +71,8 @@ const OP_BURST = BURST * Number(values['operator-qps-factor']);
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const info = await selectProvider().up();
+const provider = selectProvider();
+const info = await provider.up();
 const kc = new KubeConfig();
 kc.loadFromFile(info.kubeconfig);
 const client = new KubeClient(kc, { userAgent: 'basic-operator-bench' });
@@ -477,8 +484,9 @@ log(
     `(deployment + replicaset); operator: ${OP_QPS} qps / ${OP_BURST} burst shared by all its controllers; ` +
     `${KCM_WORKERS} workers per controller on both sides`,
 );
-// Sides run in the order given: the control plane carries the previous sides' churn (its heap,
-// etcd's history), so swapping the order shows how much a side's place costs it.
+// Sides run in the order given. Without a restart between them, the control plane carries the
+// previous sides' churn (its heap, caches, etcd's history), so swapping the order shows what a
+// side's place costs it.
 const sides = values.sides.split(',').map((side) => side.trim());
 for (const side of sides) {
   if (!['raw', 'kcm', 'operator'].includes(side)) throw new Error(`--sides: unknown side "${side}"`);
@@ -486,7 +494,16 @@ for (const side of sides) {
 let raw: RawLimit | undefined;
 let kcm: (SideResult & { machine: string }) | undefined;
 let op: (SideResult & { machine: string }) | undefined;
+const restartControlPlane = values['fresh-control-plane'] && provider instanceof LocalProvider;
+if (values['fresh-control-plane'] && !restartControlPlane) {
+  log(`the ${info.provider} provider cannot restart its control plane: the sides share one`);
+}
 for (const side of sides) {
+  if (restartControlPlane) {
+    const restarted = Date.now();
+    await provider.restart();
+    log(`control plane restarted for the ${side} side in ${((Date.now() - restarted) / 1000).toFixed(1)}s`);
+  }
   if (side === 'raw') {
     log('measuring the raw pod-create limit');
     raw = await rawLimit(Number(values['raw-pods'] ?? N * R), Number(values['raw-repeats']));

@@ -66,6 +66,25 @@ const COMPONENTS: Component[] = [
   'kwok-controller',
 ];
 
+/**
+ * Stops every component with SIGTERM, clients of the API server first and etcd last, and waits
+ * until each has exited (`kwokctl stop cluster` signals them and returns at once, so a start right
+ * after it can find the old processes still holding their ports).
+ */
+export async function stopAllComponents(cluster = CLUSTER_NAME): Promise<void> {
+  for (const component of [...COMPONENTS].reverse()) {
+    let pid: number;
+    try {
+      pid = pidOf(component, cluster);
+    } catch {
+      continue;
+    }
+    if (!alive(pid) || !commandLine(pid)[0]?.endsWith(`/${component}`)) continue;
+    process.kill(pid, 'SIGTERM');
+    await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
+  }
+}
+
 export function stoppedComponents(cluster = CLUSTER_NAME): Component[] {
   return COMPONENTS.filter((c) => {
     try {

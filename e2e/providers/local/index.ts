@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
-import { startStoppedComponents, stoppedComponents } from './components.ts';
+import { startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
 import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths } from './toolchain.ts';
 
 export const CLUSTER_NAME = 'basic-operator';
@@ -141,6 +141,7 @@ export class LocalProvider implements ClusterProvider {
         await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
       }
       let kwokStarted = 0;
+      let leadersStarted = 0;
       if (!this.exists()) {
         kwokStarted = Date.now();
         await this.create();
@@ -149,11 +150,14 @@ export class LocalProvider implements ClusterProvider {
         const stopped = stoppedComponents(this.cluster);
         say(`starting stopped components: ${stopped.join(', ')}`);
         if (stopped.includes('kwok-controller')) kwokStarted = Date.now();
+        if (stopped.includes('kube-controller-manager') || stopped.includes('kube-scheduler')) {
+          leadersStarted = Date.now();
+        }
         await startStoppedComponents(this.cluster);
       }
       const v = await this.waitForServer();
       await this.applyFixtures();
-      await this.waitForNodeLeases(kwokStarted);
+      await Promise.all([this.waitForNodeLeases(kwokStarted), this.waitForLeaders(leadersStarted)]);
       return v;
     });
     say(
@@ -306,6 +310,55 @@ export class LocalProvider implements ClusterProvider {
     }
     const waited = Date.now() - startedWaiting;
     if (waited > 2000) say(`kwok-controller took over the node leases after ${(waited / 1000).toFixed(1)}s`);
+  }
+
+  /**
+   * A restarted kube-controller-manager or kube-scheduler has a new identity and waits for its
+   * predecessor's leader lease to expire (15 s) before it does anything; until then no pod is
+   * scheduled and no ReplicaSet reconciled. Returns once both leases were renewed after `since`.
+   */
+  private async waitForLeaders(since: number): Promise<void> {
+    if (since === 0) return;
+    const deadline = Date.now() + 120_000;
+    const startedWaiting = Date.now();
+    for (;;) {
+      const out = await this.kubectl([
+        'get',
+        'lease',
+        '-n',
+        'kube-system',
+        'kube-controller-manager',
+        'kube-scheduler',
+        '--ignore-not-found',
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}={.spec.renewTime}{"\\n"}{end}',
+      ]);
+      const led = out
+        .split('\n')
+        .map((line) => line.split('='))
+        .filter(([, holder, renewed]) => holder && renewed && Date.parse(renewed) >= since - 1000)
+        .map(([name]) => name);
+      const waiting = ['kube-controller-manager', 'kube-scheduler'].filter((name) => !led.includes(name));
+      if (waiting.length === 0) break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `${waiting.join(' and ')} did not take the leader lease within 120s; see ${clusterDir(this.cluster)}/logs`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const waited = Date.now() - startedWaiting;
+    if (waited > 2000)
+      say(`kube-controller-manager and kube-scheduler lead again after ${(waited / 1000).toFixed(1)}s`);
+  }
+
+  /**
+   * Stops every component and starts them again: a control plane without the heap, caches and
+   * watchers that earlier work left behind, with the same data in etcd.
+   */
+  async restart(): Promise<ClusterInfo> {
+    await withLock(this.cluster, () => stopAllComponents(this.cluster));
+    return this.up();
   }
 
   /** Nodes, storage, and the default ServiceAccount pods need (written by the serviceaccount controller). */

@@ -183,6 +183,7 @@ async function rawLimit(pods: number, repeats: number): Promise<RawLimit> {
     await freshNamespace(ns);
     const c = new KubeClient(kc, { throttle, userAgent: 'bench-raw' });
     const ticksBefore = controlPlaneTicks();
+    const requestsBefore = await apiRequestCounts();
     const started = Date.now();
     await parallel([...Array(pods).keys()], 32, (i) =>
       c.create<V1Pod>(CoreTypes.Pod, {
@@ -196,9 +197,11 @@ async function rawLimit(pods: number, repeats: number): Promise<RawLimit> {
     const cpu = [...controlPlaneTicks()].map(
       ([c, t]) => `${c} ${((t - (ticksBefore.get(c) ?? t)) / 100).toFixed(1)}`,
     );
+    const trouble = requestDelta(requestsBefore, await apiRequestCounts(), / (refused|closed) /, 1);
     log(
       `  raw loop ${throttle ? 'held to the budget' : 'unthrottled'}: ${(pods / seconds).toFixed(1)} pods/s; ` +
-        `CPU seconds in ${seconds.toFixed(1)}s: ${cpu.join(', ')}`,
+        `CPU seconds in ${seconds.toFixed(1)}s: ${cpu.join(', ')}` +
+        (trouble.length ? `; ${trouble.map(([key, n]) => `${key} ${n}`).join(', ')}` : ''),
     );
     return pods / seconds;
   };
@@ -353,16 +356,37 @@ function controlPlaneTicks(): Map<string, number> {
   return ticks;
 }
 
-/** apiserver_request_total summed by "VERB resource[/subresource]". */
+/**
+ * apiserver_request_total summed by "VERB resource[/subresource]", refused requests apart
+ * ("... refused 422"); and watchers the API server closed because they did not keep up
+ * (apiserver_terminated_watchers_total, as "slow watchers closed resource").
+ */
 async function apiRequestCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const line of (await kubectl(['get', '--raw', '/metrics'])).split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    const key = `${labels.verb} ${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
+  const add = (key: string, line: string) =>
     counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  for (const line of (await kubectl(['get', '--raw', '/metrics'])).split('\n')) {
+    const metric = line.slice(0, line.indexOf('{'));
+    if (metric !== 'apiserver_request_total' && metric !== 'apiserver_terminated_watchers_total') continue;
+    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    const resource = `${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
+    if (metric === 'apiserver_terminated_watchers_total') add(`slow watchers closed ${resource}`, line);
+    else if (Number(labels.code) >= 400) add(`${labels.verb} ${resource} refused ${labels.code}`, line);
+    else add(`${labels.verb} ${resource}`, line);
   }
   return counts;
+}
+
+/** The counts matching `keys` that grew by at least `min` between two readings. */
+function requestDelta(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  keys: RegExp,
+  min: number,
+): Array<readonly [string, number]> {
+  return [...after]
+    .map(([key, n]) => [key, n - (before.get(key) ?? 0)] as const)
+    .filter(([key, n]) => n >= min && keys.test(key));
 }
 
 /** What the cluster did during one side: CPU per process and the API requests that wrote. */
@@ -378,10 +402,10 @@ async function observeSide<T extends SideResult>(
   const cpu = [...ticksAfter].map(([c, t]) => [c, (t - (ticksBefore.get(c) ?? t)) / 100] as const);
   if (result.cpuSeconds !== undefined && name === 'basic-operator') cpu.push(['operator', result.cpuSeconds]);
   const total = cpu.reduce((sum, [, seconds]) => sum + seconds, 0);
-  const writes = [...requestsAfter]
-    .map(([key, n]) => [key, n - (requestsBefore.get(key) ?? 0)] as const)
-    .filter(([key, n]) => n >= 50 && /^(POST|PUT|PATCH|DELETE) /.test(key))
-    .sort((a, b) => b[1] - a[1]);
+  const writes = [
+    ...requestDelta(requestsBefore, requestsAfter, /^(POST|PUT|PATCH|DELETE) \S+$/, 50),
+    ...requestDelta(requestsBefore, requestsAfter, / (refused|closed) /, 1),
+  ].sort((a, b) => b[1] - a[1]);
   const machine =
     cpu.length === 0
       ? ''

@@ -281,23 +281,10 @@ export class LocalProvider implements ClusterProvider {
     const deadline = Date.now() + timeoutMs;
     const startedWaiting = Date.now();
     for (;;) {
-      const out = await this.kubectl([
-        'get',
-        'lease',
-        '-n',
-        'kube-node-lease',
-        '-o',
-        'jsonpath={range .items[*]}{.metadata.name}={.spec.renewTime}{"\\n"}{end}',
-      ]);
-      const renewed = new Map(
-        out
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => line.split('=') as [string, string]),
-      );
+      const leases = await this.leases('kube-node-lease');
       const freshAfter = Math.max(since - 1000, Date.now() - NODE_LEASE_SECONDS * 1000);
       const waiting = Array.from({ length: NODE_COUNT }, (_, i) => `kwok-node-${i}`).filter((node) => {
-        const time = renewed.get(node);
+        const time = leases.get(node)?.renewTime;
         return !time || Date.parse(time) < freshAfter;
       });
       if (waiting.length === 0) break;
@@ -312,6 +299,32 @@ export class LocalProvider implements ClusterProvider {
     if (waited > 2000) say(`kwok-controller took over the node leases after ${(waited / 1000).toFixed(1)}s`);
   }
 
+  /** Holder and last renewal of the Leases in `namespace` (only `names` when given). */
+  private async leases(
+    namespace: string,
+    names: string[] = [],
+  ): Promise<Map<string, { holder: string; renewTime: string }>> {
+    const out = await this.kubectl([
+      'get',
+      'lease',
+      '-n',
+      namespace,
+      ...names,
+      '--ignore-not-found',
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}={.spec.renewTime}{"\\n"}{end}',
+    ]);
+    return new Map(
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [name = '', holder = '', renewTime = ''] = line.split('=');
+          return [name, { holder, renewTime }];
+        }),
+    );
+  }
+
   /**
    * A restarted kube-controller-manager or kube-scheduler has a new identity and waits for its
    * predecessor's leader lease to expire (15 s) before it does anything; until then no pod is
@@ -322,23 +335,11 @@ export class LocalProvider implements ClusterProvider {
     const deadline = Date.now() + 120_000;
     const startedWaiting = Date.now();
     for (;;) {
-      const out = await this.kubectl([
-        'get',
-        'lease',
-        '-n',
-        'kube-system',
-        'kube-controller-manager',
-        'kube-scheduler',
-        '--ignore-not-found',
-        '-o',
-        'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}={.spec.renewTime}{"\\n"}{end}',
-      ]);
-      const led = out
-        .split('\n')
-        .map((line) => line.split('='))
-        .filter(([, holder, renewed]) => holder && renewed && Date.parse(renewed) >= since - 1000)
-        .map(([name]) => name);
-      const waiting = ['kube-controller-manager', 'kube-scheduler'].filter((name) => !led.includes(name));
+      const leases = await this.leases('kube-system', ['kube-controller-manager', 'kube-scheduler']);
+      const waiting = ['kube-controller-manager', 'kube-scheduler'].filter((name) => {
+        const lease = leases.get(name);
+        return !lease?.holder || !lease.renewTime || Date.parse(lease.renewTime) < since - 1000;
+      });
       if (waiting.length === 0) break;
       if (Date.now() > deadline) {
         throw new Error(

@@ -4,7 +4,7 @@ import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
-import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths } from './toolchain.ts';
+import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
 export const CLUSTER_NAME = 'basic-operator';
 /** kube-controller-manager's client budget; the operator gets the same in benchmarks. */
@@ -135,7 +135,12 @@ export class LocalProvider implements ClusterProvider {
     const version = await withLock(this.cluster, async () => {
       const argsFile = join(clusterDir(this.cluster), 'basic-operator-args.json');
       const args = this.createArgs();
-      const wanted = JSON.stringify({ args, config: readFileSync(this.configFile(), 'utf8') });
+      // A rebuilt binary (new version or source patch) changes the stamps, and recreates the cluster.
+      const wanted = JSON.stringify({
+        args,
+        config: readFileSync(this.configFile(), 'utf8'),
+        binaries: toolchainStamps(),
+      });
       if (this.exists() && (!existsSync(argsFile) || readFileSync(argsFile, 'utf8') !== wanted)) {
         say(`cluster ${this.cluster} was created with other settings; recreating it`);
         await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);

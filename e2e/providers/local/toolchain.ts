@@ -1,13 +1,26 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applySourcePatch, KWOK_PATCHES, type SourcePatch } from './toolchain/source-patches.ts';
 
 /**
  * Builds the local control plane from upstream sources on the Go module proxy and caches the
- * binaries outside the repo, keyed by version. Nothing is downloaded as a prebuilt binary.
+ * binaries outside the repo, keyed by version. Nothing is downloaded as a prebuilt binary. kwok is
+ * built with one fix to its pod informer (toolchain/source-patches.ts); everything else is upstream
+ * as released.
  */
 export const VERSIONS = {
   kubernetes: 'v1.36.3',
@@ -133,23 +146,27 @@ function steps(): BuildStep[] {
       },
     },
     {
+      // Built from a copy of the module with KWOK_PATCHES applied (see source-patches.ts).
       name: `kwok, kwokctl ${VERSIONS.kwok}`,
       outputs: ['kwok', 'kwokctl'],
-      fingerprintFiles: [],
-      run: (dir) =>
-        go(
+      fingerprintFiles: [join(WRAPPERS, 'source-patches.ts')],
+      run: async (dir) => {
+        const source = await patchedModule('sigs.k8s.io/kwok', VERSIONS.kwok, KWOK_PATCHES);
+        await go(
           [
-            'install',
+            'build',
             '-v',
             '-trimpath',
             '-ldflags',
             `-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${VERSIONS.kwok}`,
-            `sigs.k8s.io/kwok/cmd/kwok@${VERSIONS.kwok}`,
-            `sigs.k8s.io/kwok/cmd/kwokctl@${VERSIONS.kwok}`,
+            '-o',
+            `${dir}/`,
+            './cmd/kwok',
+            './cmd/kwokctl',
           ],
-          undefined,
-          { GOBIN: dir },
-        ),
+          source,
+        );
+      },
     },
     {
       name: `helm ${VERSIONS.helm}`,
@@ -170,6 +187,60 @@ function steps(): BuildStep[] {
         ),
     },
   ];
+}
+
+/**
+ * A writable copy of `module@version` from the Go module cache (downloaded from the proxy if
+ * needed), under the cache root, with `patches` applied. Its own go.mod and go.sum pin the
+ * dependencies, so building inside it is the same build as `go install module@version`.
+ */
+async function patchedModule(
+  module: string,
+  version: string,
+  patches: readonly SourcePatch[],
+): Promise<string> {
+  const info = JSON.parse(await goOutput(['mod', 'download', '-json', `${module}@${version}`])) as {
+    Dir?: string;
+    Error?: string;
+  };
+  if (!info.Dir) throw new Error(`go mod download ${module}@${version}: ${info.Error ?? 'no Dir'}`);
+  const target = join(cacheRoot(), 'src', `${module.replaceAll('/', '_')}@${version}`);
+  rmSync(target, { recursive: true, force: true });
+  copyWritable(info.Dir, target);
+  for (const patch of patches) {
+    const file = join(target, patch.file);
+    writeFileSync(file, applySourcePatch(readFileSync(file, 'utf8'), patch));
+  }
+  return target;
+}
+
+/** Copies a tree; the module cache's files are read-only, the copy's are writable by its owner. */
+function copyWritable(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isDirectory()) copyWritable(source, target);
+    else if (entry.isFile()) {
+      copyFileSync(source, target);
+      chmodSync(target, statSync(source).mode | 0o200);
+    }
+  }
+}
+
+function goOutput(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'go',
+      args,
+      { cwd: cacheRoot(), env: { ...process.env, GOTOOLCHAIN: 'local' }, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        // `go mod download -json` reports a failed download in its JSON and exits non-zero.
+        if (err && !stdout) reject(new Error(`go ${args.join(' ')} failed: ${stderr || err.message}`));
+        else resolve(stdout);
+      },
+    );
+  });
 }
 
 function fingerprint(step: BuildStep): string {
@@ -219,11 +290,21 @@ function go(args: string[], cwd: string | undefined, env: Record<string, string>
   });
 }
 
+/** The fingerprints of the binaries as built: they change whenever one is rebuilt. */
+export function toolchainStamps(): string {
+  const file = stampsPath();
+  return existsSync(file) ? readFileSync(file, 'utf8') : '';
+}
+
+function stampsPath(): string {
+  return join(toolchainDir(), '.stamps.json');
+}
+
 /** Builds whatever is missing or out of date; returns the binaries' paths. Safe to call every time. */
 export async function ensureToolchain(): Promise<Toolchain> {
   const dir = toolchainDir();
   mkdirSync(dir, { recursive: true });
-  const stampFile = join(dir, '.stamps.json');
+  const stampFile = stampsPath();
   const stamps: Record<string, string> = existsSync(stampFile)
     ? JSON.parse(readFileSync(stampFile, 'utf8'))
     : {};

@@ -204,7 +204,7 @@ async function patchedModule(
     Error?: string;
   };
   if (!info.Dir) throw new Error(`go mod download ${module}@${version}: ${info.Error ?? 'no Dir'}`);
-  const target = join(cacheRoot(), 'src', `${module.replaceAll('/', '_')}@${version}`);
+  const target = patchedSourceDir(module, version);
   rmSync(target, { recursive: true, force: true });
   copyWritable(info.Dir, target);
   for (const patch of patches) {
@@ -212,6 +212,11 @@ async function patchedModule(
     writeFileSync(file, applySourcePatch(readFileSync(file, 'utf8'), patch));
   }
   return target;
+}
+
+/** Where the patched copy of `module@version` is built. */
+export function patchedSourceDir(module: string, version: string): string {
+  return join(cacheRoot(), 'src', `${module.replaceAll('/', '_')}@${version}`);
 }
 
 /** Copies a tree; the module cache's files are read-only, the copy's are writable by its owner. */

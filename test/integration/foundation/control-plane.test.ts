@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type {
   V1Deployment,
@@ -8,7 +10,8 @@ import type {
   V1ReplicaSet,
 } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
-import { VERSIONS } from '../../../e2e/providers/local/toolchain.ts';
+import { KWOK_PATCHES } from '../../../e2e/providers/local/toolchain/source-patches.ts';
+import { patchedSourceDir, VERSIONS } from '../../../e2e/providers/local/toolchain.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
@@ -41,6 +44,17 @@ describe('the local control plane', () => {
     assert.equal(out.serverVersion.gitVersion, VERSIONS.kubernetes);
     assert.equal(out.serverVersion.major, '1');
     assert.equal(out.serverVersion.minor, VERSIONS.kubernetes.split('.')[1]);
+  });
+
+  it('builds kwok from its released source with the source patches applied', async (t) => {
+    const info = await testCluster();
+    if (info.provider !== 'local') t.skip('the local provider builds kwok');
+    const source = patchedSourceDir('sigs.k8s.io/kwok', VERSIONS.kwok);
+    for (const patch of KWOK_PATCHES) {
+      const text = readFileSync(join(source, patch.file), 'utf8');
+      assert.ok(text.includes(patch.replace), `${patch.file} is patched`);
+      assert.ok(!text.includes(patch.find), `${patch.file} keeps no upstream text`);
+    }
   });
 
   it('runs a Deployment whose pods become Ready, and garbage-collects it on delete', async () => {

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -14,6 +14,7 @@ import {
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { run } from '../exec.ts';
 import { applySourcePatch, KWOK_PATCHES, type SourcePatch } from './toolchain/source-patches.ts';
 
 /**
@@ -199,11 +200,18 @@ async function patchedModule(
   version: string,
   patches: readonly SourcePatch[],
 ): Promise<string> {
-  const info = JSON.parse(await goOutput(['mod', 'download', '-json', `${module}@${version}`])) as {
+  // On failure too, `go mod download -json` prints the module's JSON, with the reason in Error.
+  const download = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: cacheRoot(),
+    env: { GOTOOLCHAIN: 'local' },
+  });
+  const info = (download.stdout.trim() ? JSON.parse(download.stdout) : {}) as {
     Dir?: string;
     Error?: string;
   };
-  if (!info.Dir) throw new Error(`go mod download ${module}@${version}: ${info.Error ?? 'no Dir'}`);
+  if (!info.Dir) {
+    throw new Error(`go mod download ${module}@${version} failed: ${info.Error ?? download.stderr}`);
+  }
   const target = patchedSourceDir(module, version);
   rmSync(target, { recursive: true, force: true });
   copyWritable(info.Dir, target);
@@ -231,21 +239,6 @@ function copyWritable(from: string, to: string): void {
       chmodSync(target, statSync(source).mode | 0o200);
     }
   }
-}
-
-function goOutput(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      'go',
-      args,
-      { cwd: cacheRoot(), env: { ...process.env, GOTOOLCHAIN: 'local' }, maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => {
-        // `go mod download -json` reports a failed download in its JSON and exits non-zero.
-        if (err && !stdout) reject(new Error(`go ${args.join(' ')} failed: ${stderr || err.message}`));
-        else resolve(stdout);
-      },
-    );
-  });
 }
 
 function fingerprint(step: BuildStep): string {

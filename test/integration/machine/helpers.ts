@@ -33,7 +33,7 @@ export async function prepareCluster(freeVolumes: number): Promise<void> {
     'crd/machines.infra.basicoperator.dev',
     'crd/volumebackups.infra.basicoperator.dev',
   ]);
-  if (info.provider === 'local') await new LocalProvider().ensureVolumes(freeVolumes);
+  if (info.provider === 'local') await new LocalProvider(info.name).ensureVolumes(freeVolumes);
 }
 
 /**

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
+import { withFileLock } from './lock.ts';
 import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
 export const CLUSTER_NAME = 'basic-operator';
@@ -41,27 +42,9 @@ export function localKubeconfig(cluster = CLUSTER_NAME): string {
   return join(cacheRoot(), cluster === CLUSTER_NAME ? 'kubeconfig' : `kubeconfig-${cluster}`);
 }
 
-/** Serializes cluster set-up across processes (test files may call up() at the same time). */
-async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const lock = join(kwokWorkdir(), `${name}.lock`);
-  mkdirSync(kwokWorkdir(), { recursive: true });
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 5 * 60_000) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the cluster lock ${lock}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+/** Serializes one cluster's set-up across processes (test files may call up() at the same time). */
+function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(join(kwokWorkdir(), `${name}.lock`), 10 * 60_000, fn);
 }
 
 /**

@@ -15,6 +15,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../exec.ts';
+import { withFileLock } from './lock.ts';
 import { applySourcePatch, KWOK_PATCHES, type SourcePatch } from './toolchain/source-patches.ts';
 
 /**
@@ -298,8 +299,16 @@ function stampsPath(): string {
   return join(toolchainDir(), '.stamps.json');
 }
 
-/** Builds whatever is missing or out of date; returns the binaries' paths. Safe to call every time. */
-export async function ensureToolchain(): Promise<Toolchain> {
+/**
+ * Builds whatever is missing or out of date; returns the binaries' paths. Safe to call every time,
+ * from several processes at once: one builds while the others wait for it (two builds would share
+ * the patched source copies and the stamps file).
+ */
+export function ensureToolchain(): Promise<Toolchain> {
+  return withFileLock(join(cacheRoot(), 'toolchain.lock'), 90 * 60_000, buildMissing);
+}
+
+async function buildMissing(): Promise<Toolchain> {
   const dir = toolchainDir();
   mkdirSync(dir, { recursive: true });
   const stampFile = stampsPath();

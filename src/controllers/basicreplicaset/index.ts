@@ -1,17 +1,50 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { BASIC_REPLICA_SET, type BasicReplicaSet } from '../../apis/index.ts';
+import {
+  BASIC_REPLICA_SET,
+  type BasicReplicaSet,
+  REPLICA_SET_POD_LABEL,
+  REPLICA_SET_POD_VALUE,
+} from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
-import { generationChanged } from '../../runtime/controller/predicates.ts';
+import { generationChanged, type Predicate } from '../../runtime/controller/predicates.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
+import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
+
+/** The pods this controller manages: full objects, only those with our marker label. */
+export const MANAGED_PODS_SELECTOR = `${REPLICA_SET_POD_LABEL}=${REPLICA_SET_POD_VALUE}`;
+/** Every other pod of the watched namespaces, metadata only: candidates for adoption. */
+export const OTHER_PODS_SELECTOR = `!${REPLICA_SET_POD_LABEL}`;
+
+export interface PodInformers {
+  /** Full pods carrying our marker label: the pods the sets control (and marked orphans). */
+  managed: Informer<V1Pod>;
+  /** Metadata (labels, owners, deletion state) of the pods without it: orphans a set may adopt. */
+  others: Informer<KubeObject>;
+}
+
+/**
+ * The two pod informers this controller reads. Memory follows what it manages: whole pods only for
+ * its own; for all other pods just the few metadata fields adoption needs.
+ */
+export function podInformers(manager: Manager): PodInformers {
+  return {
+    managed: manager.cache.informerFor<V1Pod>(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR }),
+    others: manager.cache.informerFor<KubeObject>(CoreTypes.Pod, {
+      labelSelector: OTHER_PODS_SELECTOR,
+      metadataOnly: true,
+    }),
+  };
+}
 
 function ownerKey(pod: KubeObject): string | undefined {
   const ref = controllerRefOf(pod);
@@ -19,19 +52,38 @@ function ownerKey(pod: KubeObject): string | undefined {
   return `${pod.metadata?.namespace}/${ref.name}`;
 }
 
+/** Metadata updates that can change who should own a pod (upstream updatePod's labelChanged || controllerRefChanged). */
+const claimRelevantChange: Predicate = {
+  update: (oldObj, newObj) =>
+    JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}) ||
+    JSON.stringify(oldObj.metadata?.ownerReferences ?? []) !==
+      JSON.stringify(newObj.metadata?.ownerReferences ?? []) ||
+    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
+};
+
 /** BasicReplicaSet: owns Pods; the only controller that creates or deletes them. */
 export function registerBasicReplicaSetController(manager: Manager): void {
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
-  const pods = manager.cache.informerFor<V1Pod>(CoreTypes.Pod);
+  const pods = podInformers(manager);
   const expectations = new ControllerExpectations({
     log: manager.log.child({ controller: CONTROLLER_NAME }),
   });
+  const claimedArrivals = new ClaimedArrivals();
 
   // Observations must reach the expectations before the owner is enqueued (handlers run in order).
-  pods.addHandler({
+  pods.managed.addHandler({
     onAdd: (pod) => {
       const key = ownerKey(pod);
-      if (key) expectations.creationObserved(key);
+      // A pod it adopted or marked arrives here like a new one; it is not a creation.
+      const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
+      if (!key) return;
+      if (pod.metadata?.deletionTimestamp) {
+        // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
+        // addPod counts a deletion, never a creation.
+        expectations.deletionObserved(key, pod.metadata.uid ?? '');
+      } else if (!claimed) {
+        expectations.creationObserved(key);
+      }
     },
     onUpdate: (oldPod, newPod) => {
       const key = ownerKey(newPod);
@@ -46,7 +98,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   });
 
   /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
-  const orphanOwners = (pod: V1Pod): Request[] => {
+  const orphanOwners = (pod: KubeObject): Request[] => {
     if (controllerRefOf(pod)) return [];
     return sets
       .list({ namespace: pod.metadata?.namespace })
@@ -63,14 +115,19 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   const controller = manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_REPLICA_SET, generationChanged)
-    .owns(CoreTypes.Pod)
-    .watches<V1Pod>(CoreTypes.Pod, orphanOwners)
+    .owns(pods.managed)
+    .watches(pods.managed, orphanOwners)
+    // Pods without the marker: orphans to adopt, and pods of a set that lost the marker.
+    .owns(pods.others, claimRelevantChange)
+    .watches(pods.others, orphanOwners, claimRelevantChange)
     .complete(
       new BasicReplicaSetReconciler({
         client: manager.client,
         sets,
-        pods,
+        pods: pods.managed,
+        otherPods: pods.others,
         expectations,
+        claimedArrivals,
         events: manager.events,
         debouncer: new StatusDebouncer(),
         statusWriter: status.writer,

@@ -74,14 +74,15 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   pods.managed.addHandler({
     onAdd: (pod) => {
       const key = ownerKey(pod);
-      // A pod it adopted or marked arrives here like a new one; it is not a creation.
+      // A pod it adopted or marked arrives here too; the claim expected that arrival.
       const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
       if (!key) return;
       if (pod.metadata?.deletionTimestamp) {
         // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
-        // addPod counts a deletion, never a creation.
+        // addPod counts a deletion, not a creation; but a claimed pod did arrive.
         expectations.deletionObserved(key, pod.metadata.uid ?? '');
-      } else if (!claimed) {
+        if (claimed) expectations.creationObserved(key);
+      } else {
         expectations.creationObserved(key);
       }
     },

@@ -119,7 +119,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
    * matching (upstream claimPods): its active pods, and its terminating ones for status.
    */
   private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<ClaimedPods> {
-    const { pods, otherPods, client, claimedArrivals } = this.deps;
+    const { pods, otherPods, client, claimedArrivals, expectations } = this.deps;
     const uid = rs.metadata.uid ?? '';
     const namespace = rs.metadata.namespace ?? '';
     const selector = rs.spec.selector;
@@ -138,20 +138,35 @@ export class BasicReplicaSetReconciler implements Reconciler {
       ...plan.adopt.map((pod) => ({ pod, patch: adoptPodPatch(pod, rs), what: 'adopted orphan pod' })),
       ...plan.mark.map((pod) => ({ pod, patch: markPodPatch(pod), what: 'marked pod' })),
     ];
-    for (const { pod, patch, what } of claims) {
-      const podUid = pod.metadata?.uid ?? '';
-      claimedArrivals.expect(podUid);
-      const updated = await claimPod(client, pod, patch, ctx.signal).catch((err: unknown) => {
-        claimedArrivals.forget(podUid);
-        throw err;
-      });
-      if (!updated) {
-        claimedArrivals.forget(podUid);
-        continue;
+    if (claims.length === 0) return claimed;
+    // A claimed pod enters the pod cache like a created one: wait for it the same way, so no sync
+    // acts on a cache that does not show it yet (and counts one pod too few).
+    const key = `${namespace}/${rs.metadata.name}`;
+    if (expectations.satisfied(key)) expectations.expectCreations(key, claims.length);
+    else expectations.raiseExpectations(key, claims.length);
+    let unsettled = claims.length;
+    try {
+      for (const { pod, patch, what } of claims) {
+        const podUid = pod.metadata?.uid ?? '';
+        claimedArrivals.expect(podUid);
+        const updated = await claimPod(client, pod, patch, ctx.signal).catch((err: unknown) => {
+          claimedArrivals.forget(podUid);
+          throw err;
+        });
+        unsettled--;
+        if (!updated) {
+          // Not claimed (the pod changed or went away): no arrival to wait for.
+          claimedArrivals.forget(podUid);
+          expectations.lowerExpectations(key, 1);
+          continue;
+        }
+        ctx.log.info(what, { pod: pod.metadata?.name });
+        const counted = countsAs(updated);
+        if (counted) claimed[counted].push(updated);
       }
-      ctx.log.info(what, { pod: pod.metadata?.name });
-      const counted = countsAs(updated);
-      if (counted) claimed[counted].push(updated);
+    } finally {
+      // Claims a failure cut short will not arrive either.
+      if (unsettled > 0) expectations.lowerExpectations(key, unsettled);
     }
     return claimed;
   }

@@ -170,7 +170,7 @@ export class Reflector<T extends KubeObject> {
         continue: continueToken,
         signal,
       });
-      items.push(...page.items);
+      items.push(...(page.items ?? [])); // an empty PartialObjectMetadataList says "items": null
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? '';
     } while (continueToken);

@@ -1,12 +1,12 @@
 /**
  * Pods this controller adopted or marked and that its pod cache has not seen arrive yet.
  *
- * The controller's pod cache holds only pods with our marker label. A pod the controller adopts (or
- * re-marks) therefore arrives in that cache as an add, exactly like a pod it created. Counting that
- * arrival as an observed creation would satisfy a creation expectation too early, and the next sync
- * would act on a cache that still misses a new pod. So claims are noted here before their patch is
- * sent, and the add handler takes them out instead of counting a creation. Entries the cache never
- * reports (the pod went away first) expire after `ttlMs`, so the set stays bounded.
+ * The controller's pod cache holds only pods with our marker label, so a pod it adopts (or marks
+ * again) arrives in that cache as an add, like a pod it created, and the claim records a creation
+ * expectation for it. An add that is already terminating normally counts as a deletion only
+ * (upstream addPod); for a claimed pod the arrival must still be counted, or the expectation would
+ * wait for its timeout. Claims are noted here before their patch is sent and taken out by the add
+ * handler. Entries the cache never reports expire after `ttlMs`, so the map stays bounded.
  */
 export class ClaimedArrivals {
   private readonly pending = new Map<string, number>();

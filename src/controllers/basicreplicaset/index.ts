@@ -16,6 +16,7 @@ import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
+import { controllingSetKey } from './logic/controlling-set.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -46,12 +47,6 @@ export function podInformers(manager: Manager): PodInformers {
   };
 }
 
-function ownerKey(pod: KubeObject): string | undefined {
-  const ref = controllerRefOf(pod);
-  if (!ref || ref.kind !== BASIC_REPLICA_SET.kind) return undefined;
-  return `${pod.metadata?.namespace}/${ref.name}`;
-}
-
 /** Metadata updates that can change who should own a pod (upstream updatePod's labelChanged || controllerRefChanged). */
 const claimRelevantChange: Predicate = {
   update: (oldObj, newObj) =>
@@ -69,6 +64,8 @@ export function registerBasicReplicaSetController(manager: Manager): void {
     log: manager.log.child({ controller: CONTROLLER_NAME }),
   });
   const claimedArrivals = new ClaimedArrivals();
+  const ownerKey = (pod: KubeObject): string | undefined =>
+    controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
   // Observations must reach the expectations before the owner is enqueued (handlers run in order).
   pods.managed.addHandler({

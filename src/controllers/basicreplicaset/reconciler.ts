@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, basicReplicaSetRuleViolations } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isNotFound } from '../../runtime/client/errors.ts';
+import { isNamespaceTerminating, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
@@ -222,6 +222,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
       const notCreated = result.failed + result.skipped;
       if (notCreated > 0) expectations.lowerExpectations(key, notCreated);
       const issued = result.succeeded;
+      if (result.failed > 0 && result.errors.every(isNamespaceTerminating)) {
+        // The namespace is being deleted, and this set with it: nothing to report (as upstream).
+        ctx.log.debug('not creating pods: the namespace is terminating');
+        return { issued };
+      }
       if (result.failed > 0) {
         const message = `creating pods failed: ${errorMessage(result.errors[0])}`;
         events.event(rs, 'Warning', 'FailedCreate', 'Create', message, eventOptions);

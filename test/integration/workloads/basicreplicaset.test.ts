@@ -15,9 +15,11 @@ import {
   podInformers,
   registerBasicReplicaSetController,
 } from '../../../src/controllers/basicreplicaset/index.ts';
-import { isNotFound } from '../../../src/runtime/client/errors.ts';
+import { isNamespaceTerminating, isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
+import { testClient } from '../../support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -382,5 +384,42 @@ describe('BasicReplicaSet controller when the API server refuses pods', () => {
       },
       { timeoutMs: 60_000 },
     );
+  });
+});
+
+describe('pods in a namespace being deleted', () => {
+  it('are refused with the cause the controller treats as "nothing to report"', async () => {
+    // The set skips FailedCreate (event and condition) for this refusal, as upstream does: the set is
+    // about to go with its namespace. This pins the classification to what the API server sends.
+    const client = await testClient();
+    const ns = await createNamespace(client, 'brs-nsterm');
+    const HOLD = 'test.basicoperator.dev/hold';
+    await client.create(CoreTypes.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'hold', namespace: ns, finalizers: [HOLD] },
+    });
+    try {
+      await deleteNamespace(client, ns);
+      await waitFor('the namespace to be terminating', async () => {
+        const n = await client.get<{ status?: { phase?: string } } & { metadata?: object }>(
+          CoreTypes.Namespace,
+          undefined,
+          ns,
+        );
+        return n.status?.phase === 'Terminating';
+      });
+      const refusal = await client.create(CoreTypes.Pod, handMadePod(ns, 'late', { app: 'late' })).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      assert.ok(refusal, 'the pod was refused');
+      assert.equal(isNamespaceTerminating(refusal), true, String(refusal));
+      assert.equal(isNamespaceTerminating(new Error('forbidden')), false);
+    } finally {
+      await client
+        .patch(CoreTypes.ConfigMap, ns, 'hold', 'merge', { metadata: { finalizers: null } })
+        .catch(() => undefined);
+    }
   });
 });

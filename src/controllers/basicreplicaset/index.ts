@@ -17,6 +17,7 @@ import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { controllingSetKey } from './logic/controlling-set.ts';
+import { Departures } from './logic/departures.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -64,6 +65,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
     log: manager.log.child({ controller: CONTROLLER_NAME }),
   });
   const claimedArrivals = new ClaimedArrivals();
+  const departures = new Departures();
   const ownerKey = (pod: KubeObject): string | undefined =>
     controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
@@ -73,6 +75,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
       const key = ownerKey(pod);
       // A pod it adopted or marked arrives here too; the claim expected that arrival.
       const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
+      departures.arrived(pod.metadata?.uid ?? '');
       if (!key) return;
       if (pod.metadata?.deletionTimestamp) {
         // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
@@ -91,9 +94,13 @@ export function registerBasicReplicaSetController(manager: Manager): void {
     },
     onDelete: (pod) => {
       const key = ownerKey(pod);
-      if (key) expectations.deletionObserved(key, pod.metadata?.uid ?? '');
+      if (!key) return;
+      expectations.deletionObserved(key, pod.metadata?.uid ?? '');
+      // Gone from this cache without having been terminating: it may just have lost our marker label.
+      if (!pod.metadata?.deletionTimestamp) departures.departed(key, pod.metadata?.uid ?? '');
     },
   });
+  pods.others.addHandler({ onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') });
 
   /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
   const orphanOwners = (pod: KubeObject): Request[] => {
@@ -126,6 +133,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         otherPods: pods.others,
         expectations,
         claimedArrivals,
+        departures,
         events: manager.events,
         debouncer: new StatusDebouncer(),
         statusWriter: status.writer,

@@ -15,6 +15,7 @@ import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.t
 import { countsAs, planClaims } from './logic/claim.ts';
 import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
+import type { Departures } from './logic/departures.ts';
 import { indirectlyRelatedPods } from './logic/related-pods.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
 import { planReplicaChange, runSlowStart } from './logic/slow-start.ts';
@@ -31,6 +32,7 @@ export interface BasicReplicaSetDeps {
   otherPods: Informer<KubeObject>;
   expectations: ControllerExpectations;
   claimedArrivals: ClaimedArrivals;
+  departures: Departures;
   events: EventRecorder;
   debouncer: StatusDebouncer;
   statusWriter: BackgroundStatusWriter<BasicReplicaSet>;
@@ -74,6 +76,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const rs = sets.get(request.namespace, request.name);
     if (!rs) {
       expectations.deleteExpectations(key);
+      this.deps.departures.forget(key);
       this.deps.debouncer.forget(key);
       this.deps.statusWriter.forget(key);
       return undefined;
@@ -90,7 +93,9 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const { active, terminating } = await this.claimPods(rs, ctx);
     const pods = [...active, ...terminating];
     let outcome: ManageOutcome = { issued: 0 };
-    if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
+    // A pod of this set that lost our marker label is between the two pod caches: wait for it.
+    const departureWait = this.deps.departures.waitFor(key);
+    if (departureWait === 0 && expectations.satisfied(key) && !isBeingDeleted(rs)) {
       outcome = await this.manageReplicas(rs, key, active, ctx);
     }
     const failure = outcome.failure;
@@ -110,7 +115,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
     }
     if (failure) throw new Error(failure.message);
     const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
-    const wait = Math.min(next ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
+    const wait = Math.min(
+      next ?? Number.POSITIVE_INFINITY,
+      hold || Number.POSITIVE_INFINITY,
+      departureWait || Number.POSITIVE_INFINITY,
+    );
     return Number.isFinite(wait) ? { requeueAfterMs: wait } : undefined;
   }
 

@@ -235,6 +235,27 @@ describe('BasicReplicaSet controller', () => {
     assert.equal(stray.metadata?.deletionTimestamp, undefined);
   });
 
+  it('marks its pod again when someone removes the marker label, instead of losing sight of it', async () => {
+    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'unmarked', 3));
+    await settled('unmarked', 3);
+    const [pod] = await pods('unmarked');
+    const name = pod!.metadata!.name!;
+    // Without the marker the pod leaves the controller's pod cache (it is the same when upgrading
+    // from a version that did not set it); a set that did not look for it would create a fourth pod.
+    await client.patch(CoreTypes.Pod, ns, name, 'json', [
+      { op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` },
+    ]);
+    await waitFor('the marker to be back', async () => {
+      const p = await client.get<V1Pod>(CoreTypes.Pod, ns, name);
+      return p.metadata?.labels?.[REPLICA_SET_POD_LABEL] === 'true';
+    });
+    const live = await expectSteadyPods(client, ns, 'unmarked', 3, { holdMs: 3000 });
+    assert.ok(
+      live.some((p) => p.metadata?.name === name),
+      'the same pod is kept',
+    );
+  });
+
   it('counts terminating pods in status.terminatingReplicas, not in status.replicas', async () => {
     const HOLD = 'test.basicoperator.dev/hold';
     await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'term', 3));

@@ -97,7 +97,10 @@ export function registerBasicReplicaSetController(manager: Manager): void {
       if (!key) return;
       expectations.deletionObserved(key, pod.metadata?.uid ?? '');
       // Gone from this cache without having been terminating: it may just have lost our marker label.
-      if (!pod.metadata?.deletionTimestamp) departures.departed(key, pod.metadata?.uid ?? '');
+      // (If the metadata watch was quicker, the pod is there already.)
+      const uid = pod.metadata?.uid ?? '';
+      const there = pods.others.get(pod.metadata?.namespace, pod.metadata?.name ?? '')?.metadata?.uid === uid;
+      if (!pod.metadata?.deletionTimestamp && !there) departures.departed(key, uid);
     },
   });
   pods.others.addHandler({ onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') });

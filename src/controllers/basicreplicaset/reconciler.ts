@@ -93,9 +93,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const { active, terminating } = await this.claimPods(rs, ctx);
     const pods = [...active, ...terminating];
     let outcome: ManageOutcome = { issued: 0 };
-    // A pod of this set that lost our marker label is between the two pod caches: wait for it.
+    // A pod of this set that lost our marker label is between the two pod caches: wait for it
+    // (its arrival reconciles the set again) rather than act on, or report, one pod too few.
     const departureWait = this.deps.departures.waitFor(key);
-    if (departureWait === 0 && expectations.satisfied(key) && !isBeingDeleted(rs)) {
+    if (departureWait > 0) return { requeueAfterMs: departureWait };
+    if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
       outcome = await this.manageReplicas(rs, key, active, ctx);
     }
     const failure = outcome.failure;
@@ -115,11 +117,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     }
     if (failure) throw new Error(failure.message);
     const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
-    const wait = Math.min(
-      next ?? Number.POSITIVE_INFINITY,
-      hold || Number.POSITIVE_INFINITY,
-      departureWait || Number.POSITIVE_INFINITY,
-    );
+    const wait = Math.min(next ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
     return Number.isFinite(wait) ? { requeueAfterMs: wait } : undefined;
   }
 

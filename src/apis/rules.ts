@@ -1,6 +1,7 @@
 // The single list of cross-field rules. The CRD schemas embed each rule as CEL
 // (x-kubernetes-validations) and validation.ts re-implements the same check in TypeScript with the
 // same message, so the apiserver and the operator word a violation identically.
+import { REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
 import type { ValidationRule } from './json-schema.ts';
 
 // Pieces of the selector rule, named so the CEL below reads like the TypeScript in validation.ts.
@@ -34,6 +35,19 @@ export const RULES = {
   selectorImmutable: {
     rule: 'self == oldSelf',
     message: 'selector is immutable',
+  },
+  // The operator marks the pods it manages with this label; a selector using it could never match
+  // them (DoesNotExist) or would depend on it.
+  selectorKeyNotReserved: {
+    rule:
+      `(!has(self.matchLabels) || !('${REPLICA_SET_POD_LABEL}' in self.matchLabels)) && ` +
+      `(!has(self.matchExpressions) || self.matchExpressions.all(e, e.key != '${REPLICA_SET_POD_LABEL}'))`,
+    message: `selector must not use the label ${REPLICA_SET_POD_LABEL}: the operator sets it on the pods it manages`,
+  },
+  // On spec.template.metadata.labels of BasicDeployment and BasicReplicaSet.
+  templateLabelNotReserved: {
+    rule: `!('${REPLICA_SET_POD_LABEL}' in self)`,
+    message: `the label ${REPLICA_SET_POD_LABEL} is reserved: the operator sets it on the pods it manages`,
   },
   // On each spec.selector.matchExpressions item.
   selectorRequirementValues: {

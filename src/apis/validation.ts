@@ -9,6 +9,7 @@ import { basicDeploymentSchema } from './apps/v1alpha1/basicdeployment-schema.ts
 import type { BasicReplicaSet } from './apps/v1alpha1/basicreplicaset.ts';
 import { BASIC_REPLICA_SET } from './apps/v1alpha1/basicreplicaset.ts';
 import { basicReplicaSetSchema } from './apps/v1alpha1/basicreplicaset-schema.ts';
+import { REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
 import type { IntOrString, PodTemplate } from './apps/v1alpha1/workload.ts';
 import type { Machine, MachineVolume } from './infra/v1alpha1/machine.ts';
 import { MACHINE } from './infra/v1alpha1/machine.ts';
@@ -51,6 +52,19 @@ export function selectorMatchesLabels(
         return value === undefined;
     }
   });
+}
+
+/** The selector does not use the operator's marker label (selectorKeyNotReserved). */
+export function selectorKeyNotReserved(selector: V1LabelSelector): boolean {
+  return (
+    !Object.hasOwn(selector.matchLabels ?? {}, REPLICA_SET_POD_LABEL) &&
+    (selector.matchExpressions ?? []).every((requirement) => requirement.key !== REPLICA_SET_POD_LABEL)
+  );
+}
+
+/** The template labels do not carry the operator's marker label (templateLabelNotReserved). */
+export function templateLabelNotReserved(labels: Readonly<Record<string, string>> | undefined): boolean {
+  return !Object.hasOwn(labels ?? {}, REPLICA_SET_POD_LABEL);
 }
 
 export function selectorIsNotEmpty(selector: V1LabelSelector): boolean {
@@ -110,6 +124,11 @@ const violation = (path: string, rule: RuleId): string => `${path}: ${RULES[rule
 function workloadViolations(spec: { selector: V1LabelSelector; template: PodTemplate }): string[] {
   const errors: string[] = [];
   if (!selectorIsNotEmpty(spec.selector)) errors.push(violation('spec.selector', 'selectorNotEmpty'));
+  if (!selectorKeyNotReserved(spec.selector))
+    errors.push(violation('spec.selector', 'selectorKeyNotReserved'));
+  if (!templateLabelNotReserved(spec.template.metadata?.labels)) {
+    errors.push(violation('spec.template.metadata.labels', 'templateLabelNotReserved'));
+  }
   (spec.selector.matchExpressions ?? []).forEach((requirement, index) => {
     if (!requirementValuesFitOperator(requirement)) {
       errors.push(violation(`spec.selector.matchExpressions[${index}]`, 'selectorRequirementValues'));

@@ -1,8 +1,27 @@
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../apis/index.ts';
+import type { CacheOptions } from '../runtime/cache/informer-cache.ts';
+import { CoreTypes, resourceId } from '../runtime/client/resource.ts';
 import type { Manager } from '../runtime/manager/manager.ts';
 import { registerBasicDeploymentController } from './basicdeployment/index.ts';
 import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
 import { registerMachineController } from './machine/index.ts';
 import { registerVolumeBackupController } from './volumebackup/index.ts';
+
+const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
+
+/**
+ * What the operator's cache holds unless a controller asks for another selection: of Pods, claims
+ * and Jobs only those built from the operator's own manifests (Machine pods, claims, backup and
+ * restore Jobs), so memory follows what it manages. The BasicReplicaSet controller asks for its
+ * pods by its own marker label (see its index.ts).
+ */
+export const operatorCacheOptions: CacheOptions = {
+  byObject: {
+    [resourceId(CoreTypes.Pod)]: { labelSelector: MANAGED_BY_SELECTOR },
+    [resourceId(CoreTypes.PersistentVolumeClaim)]: { labelSelector: MANAGED_BY_SELECTOR },
+    [resourceId(CoreTypes.Job)]: { labelSelector: MANAGED_BY_SELECTOR },
+  },
+};
 
 /** Registers every controller of the operator with the manager. */
 export function registerControllers(manager: Manager): void {

@@ -1,3 +1,4 @@
+import { operatorCacheOptions } from '../../src/controllers/index.ts';
 import { parseConfig } from '../../src/runtime/manager/config.ts';
 import { Manager } from '../../src/runtime/manager/manager.ts';
 import { testCluster, testKubeConfig } from './cluster.ts';
@@ -5,7 +6,8 @@ import { testLogger } from './log.ts';
 
 /**
  * Runs a manager in this process against the test cluster, watching only `namespaces`, without
- * leader election and on ephemeral ports. `register` adds the controllers under test.
+ * leader election and on ephemeral ports, with the operator's cache selections (as src/main.ts).
+ * `register` adds the controllers under test.
  * Returns the started manager; call `manager.stop()` when done.
  */
 export async function startTestManager(
@@ -32,7 +34,7 @@ export async function startTestManager(
     {},
   );
   if (config === 'help') throw new Error('unexpected help');
-  const manager = new Manager(config, await testKubeConfig());
+  const manager = new Manager(config, await testKubeConfig(), { cache: operatorCacheOptions });
   register(manager);
   await manager.start();
   return manager;

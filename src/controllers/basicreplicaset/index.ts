@@ -1,37 +1,90 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { BASIC_REPLICA_SET, type BasicReplicaSet } from '../../apis/index.ts';
+import {
+  BASIC_REPLICA_SET,
+  type BasicReplicaSet,
+  REPLICA_SET_POD_LABEL,
+  REPLICA_SET_POD_VALUE,
+} from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
-import { generationChanged } from '../../runtime/controller/predicates.ts';
+import { generationChanged, type Predicate } from '../../runtime/controller/predicates.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
+import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
+import { controllingSetKey } from './logic/controlling-set.ts';
+import { Departures } from './logic/departures.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
 
-function ownerKey(pod: KubeObject): string | undefined {
-  const ref = controllerRefOf(pod);
-  if (!ref || ref.kind !== BASIC_REPLICA_SET.kind) return undefined;
-  return `${pod.metadata?.namespace}/${ref.name}`;
+/** The pods this controller manages: full objects, only those with our marker label. */
+export const MANAGED_PODS_SELECTOR = `${REPLICA_SET_POD_LABEL}=${REPLICA_SET_POD_VALUE}`;
+/** Every other pod of the watched namespaces, metadata only: candidates for adoption. */
+export const OTHER_PODS_SELECTOR = `!${REPLICA_SET_POD_LABEL}`;
+
+export interface PodInformers {
+  /** Full pods carrying our marker label: the pods the sets control (and marked orphans). */
+  managed: Informer<V1Pod>;
+  /** Metadata (labels, owners, deletion state) of the pods without it: orphans a set may adopt. */
+  others: Informer<KubeObject>;
 }
+
+/**
+ * The two pod informers this controller reads. Memory follows what it manages: whole pods only for
+ * its own; for all other pods just the few metadata fields adoption needs.
+ */
+export function podInformers(manager: Manager): PodInformers {
+  return {
+    managed: manager.cache.informerFor<V1Pod>(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR }),
+    others: manager.cache.informerFor<KubeObject>(CoreTypes.Pod, {
+      labelSelector: OTHER_PODS_SELECTOR,
+      metadataOnly: true,
+    }),
+  };
+}
+
+/** Metadata updates that can change who should own a pod (upstream updatePod's labelChanged || controllerRefChanged). */
+const claimRelevantChange: Predicate = {
+  update: (oldObj, newObj) =>
+    JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}) ||
+    JSON.stringify(oldObj.metadata?.ownerReferences ?? []) !==
+      JSON.stringify(newObj.metadata?.ownerReferences ?? []) ||
+    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
+};
 
 /** BasicReplicaSet: owns Pods; the only controller that creates or deletes them. */
 export function registerBasicReplicaSetController(manager: Manager): void {
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
-  const pods = manager.cache.informerFor<V1Pod>(CoreTypes.Pod);
+  const pods = podInformers(manager);
   const expectations = new ControllerExpectations({
     log: manager.log.child({ controller: CONTROLLER_NAME }),
   });
+  const claimedArrivals = new ClaimedArrivals();
+  const departures = new Departures();
+  const ownerKey = (pod: KubeObject): string | undefined =>
+    controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
   // Observations must reach the expectations before the owner is enqueued (handlers run in order).
-  pods.addHandler({
+  pods.managed.addHandler({
     onAdd: (pod) => {
       const key = ownerKey(pod);
-      if (key) expectations.creationObserved(key);
+      // A pod it adopted or marked arrives here too; the claim expected that arrival.
+      const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
+      departures.arrived(pod.metadata?.uid ?? '');
+      if (!key) return;
+      if (pod.metadata?.deletionTimestamp) {
+        // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
+        // addPod counts a deletion, not a creation; but a claimed pod did arrive.
+        expectations.deletionObserved(key, pod.metadata.uid ?? '');
+        if (claimed) expectations.creationObserved(key);
+      } else {
+        expectations.creationObserved(key);
+      }
     },
     onUpdate: (oldPod, newPod) => {
       const key = ownerKey(newPod);
@@ -41,12 +94,19 @@ export function registerBasicReplicaSetController(manager: Manager): void {
     },
     onDelete: (pod) => {
       const key = ownerKey(pod);
-      if (key) expectations.deletionObserved(key, pod.metadata?.uid ?? '');
+      if (!key) return;
+      expectations.deletionObserved(key, pod.metadata?.uid ?? '');
+      // Gone from this cache without having been terminating: it may just have lost our marker label.
+      // (If the metadata watch was quicker, the pod is there already.)
+      const uid = pod.metadata?.uid ?? '';
+      const there = pods.others.get(pod.metadata?.namespace, pod.metadata?.name ?? '')?.metadata?.uid === uid;
+      if (!pod.metadata?.deletionTimestamp && !there) departures.departed(key, uid);
     },
   });
+  pods.others.addHandler({ onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') });
 
   /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
-  const orphanOwners = (pod: V1Pod): Request[] => {
+  const orphanOwners = (pod: KubeObject): Request[] => {
     if (controllerRefOf(pod)) return [];
     return sets
       .list({ namespace: pod.metadata?.namespace })
@@ -63,14 +123,20 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   const controller = manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_REPLICA_SET, generationChanged)
-    .owns(CoreTypes.Pod)
-    .watches<V1Pod>(CoreTypes.Pod, orphanOwners)
+    .owns(pods.managed)
+    .watches(pods.managed, orphanOwners)
+    // Pods without the marker: orphans to adopt, and pods of a set that lost the marker.
+    .owns(pods.others, claimRelevantChange)
+    .watches(pods.others, orphanOwners, claimRelevantChange)
     .complete(
       new BasicReplicaSetReconciler({
         client: manager.client,
         sets,
-        pods,
+        pods: pods.managed,
+        otherPods: pods.others,
         expectations,
+        claimedArrivals,
+        departures,
         events: manager.events,
         debouncer: new StatusDebouncer(),
         statusWriter: status.writer,

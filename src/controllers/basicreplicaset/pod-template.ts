@@ -2,12 +2,17 @@ import type { V1Pod } from '@kubernetes/client-node';
 import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
+  REPLICA_SET_POD_LABEL,
+  REPLICA_SET_POD_VALUE,
 } from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 
-/** A new pod for `rs`: its template, our managed-by label (the pod cache only sees labeled pods), owned by `rs`. */
+/**
+ * A new pod for `rs`, owned by it: the template's labels exactly as written (as apps/v1 copies them)
+ * plus our marker label, which is how the pod cache finds the pods this controller manages. The
+ * schema refuses the marker key in a template or selector, so the marker never overwrites a label of
+ * the user's and never changes whether the pod matches the selector.
+ */
 export function podForReplicaSet(rs: BasicReplicaSet): V1Pod {
   const template = rs.spec.template;
   return {
@@ -16,7 +21,7 @@ export function podForReplicaSet(rs: BasicReplicaSet): V1Pod {
     metadata: {
       generateName: `${rs.metadata.name}-`,
       namespace: rs.metadata.namespace,
-      labels: { ...(template.metadata?.labels ?? {}), [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      labels: { ...(template.metadata?.labels ?? {}), [REPLICA_SET_POD_LABEL]: REPLICA_SET_POD_VALUE },
       annotations: { ...(template.metadata?.annotations ?? {}) },
       ownerReferences: [controllerReference(rs, BASIC_REPLICA_SET)],
     },

@@ -1,30 +1,38 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, basicReplicaSetRuleViolations } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isNotFound } from '../../runtime/client/errors.ts';
+import { isNamespaceTerminating, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
 import type { ControllerExpectations } from '../../runtime/expectations.ts';
-import { selectorMatches, selectorProblems } from '../../runtime/labels.ts';
+import { selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
-import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
+import { countsAs, planClaims } from './logic/claim.ts';
+import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
-import { isPodActive } from './logic/pod-state.ts';
+import type { Departures } from './logic/departures.ts';
+import { indirectlyRelatedPods } from './logic/related-pods.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
 import { planReplicaChange, runSlowStart } from './logic/slow-start.ts';
+import { adoptPodPatch, claimPod, markPodPatch, releasePod } from './pod-claims.ts';
 import { podForReplicaSet } from './pod-template.ts';
 import { computeStatus, type ReplicaFailure } from './status.ts';
 
 export interface BasicReplicaSetDeps {
   client: KubeClient;
   sets: Informer<BasicReplicaSet>;
+  /** Pods with our marker label, whole. */
   pods: Informer<V1Pod>;
+  /** All other pods, metadata only: adoption candidates. */
+  otherPods: Informer<KubeObject>;
   expectations: ControllerExpectations;
+  claimedArrivals: ClaimedArrivals;
+  departures: Departures;
   events: EventRecorder;
   debouncer: StatusDebouncer;
   statusWriter: BackgroundStatusWriter<BasicReplicaSet>;
@@ -37,6 +45,12 @@ const eventOptions = { regardingType: BASIC_REPLICA_SET };
 
 /** A safety net only: the watch events of the pods a reconcile created or deleted come sooner. */
 const STATUS_AFTER_CHANGES_MS = 1000;
+
+/** The pods a set controls and that match its selector. */
+interface ClaimedPods {
+  active: V1Pod[];
+  terminating: V1Pod[];
+}
 
 /** What manageReplicas did: how many creates or deletes succeeded, and what failed. */
 interface ManageOutcome {
@@ -62,6 +76,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const rs = sets.get(request.namespace, request.name);
     if (!rs) {
       expectations.deleteExpectations(key);
+      this.deps.departures.forget(key);
       this.deps.debouncer.forget(key);
       this.deps.statusWriter.forget(key);
       return undefined;
@@ -75,9 +90,13 @@ export class BasicReplicaSetReconciler implements Reconciler {
       return undefined; // nothing to retry until the spec changes
     }
 
-    const pods = await this.claimPods(rs, ctx);
-    const active = pods.filter(isPodActive);
+    const { active, terminating } = await this.claimPods(rs, ctx);
+    const pods = [...active, ...terminating];
     let outcome: ManageOutcome = { issued: 0 };
+    // A pod of this set that lost our marker label is between the two pod caches: wait for it
+    // (its arrival reconciles the set again) rather than act on, or report, one pod too few.
+    const departureWait = this.deps.departures.waitFor(key);
+    if (departureWait > 0) return { requeueAfterMs: departureWait };
     if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
       outcome = await this.manageReplicas(rs, key, active, ctx);
     }
@@ -102,48 +121,85 @@ export class BasicReplicaSetReconciler implements Reconciler {
     return Number.isFinite(wait) ? { requeueAfterMs: wait } : undefined;
   }
 
-  /** Pods this set controls after adopting matching orphans and releasing pods that stopped matching. */
-  private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<V1Pod[]> {
-    const { pods, client } = this.deps;
-    const uid = rs.metadata.uid;
-    const candidates = new Map<string, V1Pod>();
-    for (const pod of pods.byOwner(uid ?? '')) candidates.set(pod.metadata?.uid ?? '', pod);
-    for (const pod of pods.list({ namespace: rs.metadata.namespace, selector: rs.spec.selector })) {
-      candidates.set(pod.metadata?.uid ?? '', pod);
+  /**
+   * The pods this set controls, after adopting matching orphans and releasing pods that stopped
+   * matching (upstream claimPods): its active pods, and its terminating ones for status.
+   */
+  private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<ClaimedPods> {
+    const { pods, otherPods, client, claimedArrivals, expectations } = this.deps;
+    const uid = rs.metadata.uid ?? '';
+    const namespace = rs.metadata.namespace ?? '';
+    const selector = rs.spec.selector;
+    const plan = planClaims(
+      { uid, namespace, selector, deleting: isBeingDeleted(rs) },
+      [...pods.byOwner(uid), ...pods.list({ namespace, selector })],
+      [...otherPods.byOwner(uid), ...otherPods.list({ namespace, selector })],
+    );
+    for (const pod of plan.release) {
+      ctx.log.info('releasing pod that no longer matches the selector', { pod: pod.metadata?.name });
+      await releasePod(client, pod, rs, ctx.signal);
     }
-    const claimed: V1Pod[] = [];
-    let ownerChecked = false;
-    for (const pod of candidates.values()) {
-      const ref = controllerRefOf(pod);
-      const matches = selectorMatches(rs.spec.selector, pod.metadata?.labels);
-      if (ref && ref.uid === uid) {
-        if (matches || isBeingDeleted(rs)) {
-          claimed.push(pod);
+    const claimed: ClaimedPods = { active: plan.active, terminating: plan.terminating };
+    if (plan.adopt.length > 0) await this.checkCanAdopt(rs, ctx);
+    const claims = [
+      ...plan.adopt.map((pod) => ({ pod, patch: adoptPodPatch(pod, rs), what: 'adopted orphan pod' })),
+      ...plan.mark.map((pod) => ({ pod, patch: markPodPatch(pod), what: 'marked pod' })),
+    ];
+    if (claims.length === 0) return claimed;
+    // A claimed pod enters the pod cache like a created one: wait for it the same way, so no sync
+    // acts on a cache that does not show it yet (and counts one pod too few).
+    const key = `${namespace}/${rs.metadata.name}`;
+    if (expectations.satisfied(key)) expectations.expectCreations(key, claims.length);
+    else expectations.raiseExpectations(key, claims.length);
+    let unsettled = claims.length;
+    try {
+      for (const { pod, patch, what } of claims) {
+        const podUid = pod.metadata?.uid ?? '';
+        claimedArrivals.expect(podUid);
+        const updated = await claimPod(client, pod, patch, ctx.signal).catch((err: unknown) => {
+          claimedArrivals.forget(podUid);
+          throw err;
+        });
+        unsettled--;
+        if (!updated) {
+          // Not claimed (the pod changed or went away): no arrival to wait for.
+          claimedArrivals.forget(podUid);
+          expectations.lowerExpectations(key, 1);
           continue;
         }
-        ctx.log.info('releasing pod that no longer matches the selector', { pod: pod.metadata?.name });
-        await release(client, CoreTypes.Pod, pod, rs);
-        continue;
+        ctx.log.info(what, { pod: pod.metadata?.name });
+        const counted = countsAs(updated);
+        if (counted) claimed[counted].push(updated);
       }
-      if (ref || !matches || isBeingDeleted(rs) || isBeingDeleted(pod)) continue;
-      if (!ownerChecked) {
-        // canAdopt: a fresh read, so a set that is being deleted (or replaced) never adopts.
-        const fresh = await client.get<BasicReplicaSet>(
-          BASIC_REPLICA_SET,
-          rs.metadata.namespace,
-          rs.metadata.name ?? '',
-        );
-        if (fresh.metadata.uid !== uid || isBeingDeleted(fresh)) return claimed;
-        ownerChecked = true;
-      }
-      try {
-        claimed.push(await adopt(client, CoreTypes.Pod, pod, rs, BASIC_REPLICA_SET));
-        ctx.log.info('adopted orphan pod', { pod: pod.metadata?.name });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+    } finally {
+      // Claims a failure cut short will not arrive either.
+      if (unsettled > 0) expectations.lowerExpectations(key, unsettled);
     }
     return claimed;
+  }
+
+  /**
+   * Upstream RecheckDeletionTimestamp: before the first adoption, a live read of the set, so a set
+   * that is being deleted (or was replaced by a namesake) never adopts on the strength of a stale
+   * cache. Throws, so nothing else happens in this sync; the retry sees the fresh state.
+   */
+  private async checkCanAdopt(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<void> {
+    const fresh = await this.deps.client.get<BasicReplicaSet>(
+      BASIC_REPLICA_SET,
+      rs.metadata.namespace,
+      rs.metadata.name ?? '',
+      ctx.signal,
+    );
+    if (fresh.metadata.uid !== rs.metadata.uid) {
+      throw new Error(
+        `original BasicReplicaSet ${rs.metadata.namespace}/${rs.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${rs.metadata.uid}`,
+      );
+    }
+    if (isBeingDeleted(fresh)) {
+      throw new Error(
+        `BasicReplicaSet ${rs.metadata.namespace}/${rs.metadata.name} has just been deleted at ${String(fresh.metadata.deletionTimestamp)}`,
+      );
+    }
   }
 
   private async manageReplicas(
@@ -173,6 +229,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
       const notCreated = result.failed + result.skipped;
       if (notCreated > 0) expectations.lowerExpectations(key, notCreated);
       const issued = result.succeeded;
+      if (result.failed > 0 && result.errors.every(isNamespaceTerminating)) {
+        // The namespace is being deleted, and this set with it: nothing to report (as upstream).
+        ctx.log.debug('not creating pods: the namespace is terminating');
+        return { issued };
+      }
       if (result.failed > 0) {
         const message = `creating pods failed: ${errorMessage(result.errors[0])}`;
         events.event(rs, 'Warning', 'FailedCreate', 'Create', message, eventOptions);
@@ -181,7 +242,12 @@ export class BasicReplicaSetReconciler implements Reconciler {
       return { issued };
     }
     if (change.delete > 0) {
-      const victims = podsToDeleteInOrder(active, change.delete, Date.now());
+      const related = indirectlyRelatedPods(
+        rs,
+        this.deps.sets.list({ namespace: rs.metadata.namespace }),
+        (selector, namespace) => this.deps.pods.list({ namespace, selector }),
+      );
+      const victims = podsToDeleteInOrder(active, change.delete, Date.now(), related);
       expectations.expectDeletions(
         key,
         victims.map((p) => p.metadata?.uid ?? ''),

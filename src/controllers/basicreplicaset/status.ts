@@ -52,6 +52,7 @@ export function computeStatus(
   return {
     activeReplicas: counts.activeReplicas,
     replicas: counts.replicas,
+    terminatingReplicas: counts.terminatingReplicas,
     readyReplicas: counts.readyReplicas,
     availableReplicas: counts.availableReplicas,
     observedGeneration: generation,

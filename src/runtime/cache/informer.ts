@@ -12,14 +12,17 @@ export interface InformerScope {
   namespaces: readonly string[];
   /** Server-side label selector: only matching objects are cached (memory follows what we manage). */
   labelSelector?: string;
+  /** Cache metadata only (PartialObjectMetadata objects), for types where the full objects are not needed. */
+  metadataOnly?: boolean;
 }
 
 /**
- * One shared informer per resource type: reflectors (one per watched namespace) feed stores, and
+ * A shared informer of one resource type and scope: reflectors (one per watched namespace) feed stores, and
  * every registered handler sees every change. Reads never go to the API server.
  */
 export class Informer<T extends KubeObject> {
   readonly type: ResourceType;
+  readonly scope: InformerScope;
   private readonly parts: Array<{ namespace: string; store: Store<T>; reflector: Reflector<T> }>;
   private readonly handlers: EventHandler<T>[] = [];
   private running: Promise<unknown> | undefined;
@@ -32,6 +35,7 @@ export class Informer<T extends KubeObject> {
     options: ReflectorOptions = {},
   ) {
     this.type = type;
+    this.scope = scope;
     const namespaces = type.namespaced && scope.namespaces.length > 0 ? scope.namespaces : [''];
     const fanOut: EventHandler<T> = {
       onAdd: (obj) => {
@@ -50,7 +54,11 @@ export class Informer<T extends KubeObject> {
       const reflector = new Reflector<T>(
         client,
         type,
-        { namespace: namespace || undefined, labelSelector: scope.labelSelector },
+        {
+          namespace: namespace || undefined,
+          labelSelector: scope.labelSelector,
+          metadataOnly: scope.metadataOnly,
+        },
         store,
         fanOut,
         reflectorLog,

@@ -16,6 +16,8 @@ export interface ReflectorScope {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** List and watch metadata only (PartialObjectMetadata), as client-go's metadata informers do. */
+  metadataOnly?: boolean;
 }
 
 export interface ReflectorOptions {
@@ -37,6 +39,27 @@ class ResourceExpiredError extends Error {}
  */
 export function stripManagedFields<T extends KubeObject>(obj: T): T {
   if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
+
+/**
+ * What a metadata-only cache keeps: the identity, labels, owners and deletion state a controller
+ * needs to find and claim objects. Annotations (often a large last-applied-configuration), managed
+ * fields and finalizers are dropped.
+ */
+export function slimMetadata<T extends KubeObject>(obj: T): T {
+  const m = obj.metadata;
+  if (!m) return obj;
+  obj.metadata = {
+    name: m.name,
+    namespace: m.namespace,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+    ...(m.creationTimestamp ? { creationTimestamp: m.creationTimestamp } : {}),
+    ...(m.deletionTimestamp ? { deletionTimestamp: m.deletionTimestamp } : {}),
+    ...(m.labels ? { labels: m.labels } : {}),
+    ...(m.ownerReferences ? { ownerReferences: m.ownerReferences } : {}),
+  };
   return obj;
 }
 
@@ -147,12 +170,17 @@ export class Reflector<T extends KubeObject> {
         continue: continueToken,
         signal,
       });
-      items.push(...page.items);
+      items.push(...(page.items ?? [])); // an empty PartialObjectMetadataList says "items": null
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? '';
     } while (continueToken);
-    const kind = this.type.kind;
-    const apiVersion = this.type.group ? `${this.type.group}/${this.type.version}` : this.type.version;
+    // Metadata-only lists hold PartialObjectMetadata items.
+    const kind = this.scope.metadataOnly ? 'PartialObjectMetadata' : this.type.kind;
+    const apiVersion = this.scope.metadataOnly
+      ? 'meta.k8s.io/v1'
+      : this.type.group
+        ? `${this.type.group}/${this.type.version}`
+        : this.type.version;
     for (const item of items) {
       item.kind ??= kind; // list items omit kind/apiVersion; watch events carry them
       item.apiVersion ??= apiVersion;

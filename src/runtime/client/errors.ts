@@ -58,3 +58,14 @@ export function isTransient(err: unknown): boolean {
   if (code === undefined) return !(err instanceof ApiError);
   return code === 429 || code === 500 || code === 502 || code === 503 || code === 504;
 }
+
+/**
+ * The namespace is being deleted, so nothing can be created in it (403 with the cause
+ * NamespaceTerminating, upstream v1.NamespaceTerminatingCause).
+ */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return false;
+  // metav1.StatusCause's Type is serialized as "reason".
+  const causes = (err.details as { causes?: Array<{ reason?: string }> } | null | undefined)?.causes;
+  return Array.isArray(causes) && causes.some((cause) => cause?.reason === 'NamespaceTerminating');
+}

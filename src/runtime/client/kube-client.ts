@@ -41,7 +41,13 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Lane in the client-side rate limit: reporting writes (status) yield to work. Default high. */
   priority?: RequestPriority;
+  /** The Accept header; default application/json. */
+  accept?: string;
 }
+
+/** Accept headers that ask for metadata only (PartialObjectMetadata), as client-go's metadata client does. */
+export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface ListOptions {
   namespace?: string;
@@ -50,6 +56,8 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  /** Only metadata: a PartialObjectMetadataList whose items carry apiVersion, kind and metadata. */
+  metadataOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -60,6 +68,8 @@ export interface WatchOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
+  /** Only metadata: events carry PartialObjectMetadata objects. */
+  metadataOnly?: boolean;
   signal?: AbortSignal;
 }
 
@@ -179,6 +189,7 @@ export class KubeClient {
   list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
     return this.request<ObjectList<T>>(HttpMethod.GET, collectionPath(type, options.namespace), {
       signal: options.signal,
+      accept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
       query: {
         labelSelector: options.labelSelector,
         fieldSelector: options.fieldSelector,
@@ -259,6 +270,7 @@ export class KubeClient {
       collectionPath(type, options.namespace),
       {
         signal: options.signal,
+        accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
         query: {
           watch: true,
           labelSelector: options.labelSelector,
@@ -315,7 +327,7 @@ export class KubeClient {
     }
     const search = query.size > 0 ? `?${query}` : '';
     const auth = await this.auth();
-    const headers: Record<string, string> = { ...auth.headers, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...auth.headers, Accept: options.accept ?? 'application/json' };
     headers['User-Agent'] = this.userAgent;
     let body: string | undefined;
     if (options.body !== undefined) {

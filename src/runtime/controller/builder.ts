@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { Informer } from '../cache/informer.ts';
 import type { InformerCache } from '../cache/informer-cache.ts';
 import type { EventHandler } from '../cache/reflector.ts';
 import { controllerRefOf, type KubeObject } from '../client/object.ts';
@@ -21,8 +22,14 @@ export interface ControllerHost {
 
 export type MapFunc<T extends KubeObject> = (obj: T) => Request[];
 
+/**
+ * Where events come from: a type (the cache's default informer for it) or a given informer, e.g. one
+ * with a label selector of the controller's own or a metadata-only one.
+ */
+export type WatchSource<T extends KubeObject = KubeObject> = ResourceType | Informer<T>;
+
 interface Watch {
-  type: ResourceType;
+  source: WatchSource;
   map: MapFunc<KubeObject>;
   predicates: Predicate[];
 }
@@ -68,15 +75,27 @@ export class ControllerBuilder {
   }
 
   /** A type this controller creates; events on one enqueue its controller owner. */
-  owns(type: ResourceType, ...predicates: Predicate[]): this {
+  owns<T extends KubeObject>(source: WatchSource<T>, ...predicates: Predicate<T>[]): this {
     if (!this.forType) throw new Error(`controller ${this.name}: call for() before owns()`);
-    this.watchList.push({ type, map: ownerRequest(this.forType), predicates });
+    this.watchList.push({
+      source: source as WatchSource,
+      map: ownerRequest(this.forType),
+      predicates: predicates as Predicate[],
+    });
     return this;
   }
 
   /** Any other type, mapped to requests by a function. */
-  watches<T extends KubeObject>(type: ResourceType, map: MapFunc<T>, ...predicates: Predicate<T>[]): this {
-    this.watchList.push({ type, map: map as MapFunc<KubeObject>, predicates: predicates as Predicate[] });
+  watches<T extends KubeObject>(
+    source: WatchSource<T>,
+    map: MapFunc<T>,
+    ...predicates: Predicate<T>[]
+  ): this {
+    this.watchList.push({
+      source: source as WatchSource,
+      map: map as MapFunc<KubeObject>,
+      predicates: predicates as Predicate[],
+    });
     return this;
   }
 
@@ -107,11 +126,13 @@ export class ControllerBuilder {
       { namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' },
     ];
     const sources: Watch[] = [
-      { type: forType, map: self, predicates: this.forPredicates },
+      { source: forType, map: self, predicates: this.forPredicates },
       ...this.watchList,
     ];
     // Informers are created now, so caches start (and sync) before this replica is leader.
-    const informers = sources.map((source) => this.host.cache.informerFor(source.type));
+    const informers = sources.map(({ source }) =>
+      source instanceof Informer ? source : this.host.cache.informerFor(source),
+    );
     controller.onStart(() => {
       sources.forEach((source, i) => {
         informers[i]!.addHandler(enqueueHandler(controller, source));

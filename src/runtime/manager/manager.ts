@@ -1,11 +1,10 @@
 import type { Server } from 'node:http';
 import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { InformerCache } from '../cache/informer-cache.ts';
+import { type CacheOptions, InformerCache } from '../cache/informer-cache.ts';
 import { KubeClient } from '../client/kube-client.ts';
 import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
 import { PriorityThrottle } from '../client/priority-throttle.ts';
-import { CoreTypes, resourceId } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
 import { ApiEventRecorder, type EventRecorder } from '../events/index.ts';
@@ -16,8 +15,11 @@ import type { ManagerConfig } from './config.ts';
 import { healthServer, listen, metricsServer } from './http-servers.ts';
 import { LeaderElector } from './leader-election.ts';
 
-/** Only objects carrying this label are watched for these types, so memory follows what we manage. */
-export const MANAGED_BY_SELECTOR = 'app.kubernetes.io/managed-by=basic-operator';
+/** What the program around the manager decides (controller-runtime's manager.Options). */
+export interface ManagerOptions {
+  /** Which objects the shared cache holds by default, per type; controllers may ask for other selections. */
+  cache?: CacheOptions;
+}
 
 export class ClusterUnreachableError extends Error {}
 
@@ -48,7 +50,7 @@ export class Manager implements ControllerHost {
   private controllersRunning = false;
   readonly ports: { metrics?: number; health?: number } = {};
 
-  constructor(config: ManagerConfig, kubeConfig?: KubeConfig) {
+  constructor(config: ManagerConfig, kubeConfig?: KubeConfig, options: ManagerOptions = {}) {
     this.config = config;
     this.log = rootLogger(config.logLevel);
     const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
@@ -58,12 +60,8 @@ export class Manager implements ControllerHost {
     this.client = new KubeClient(kc, { throttle, observer: requestObserver(this.registry, host) });
     if (throttle) registerThrottleWaiting(this.registry, throttle);
     this.cache = new InformerCache(this.client, this.log, {
+      ...options.cache,
       namespaces: config.namespaces,
-      labelSelectors: {
-        [resourceId(CoreTypes.Pod)]: MANAGED_BY_SELECTOR,
-        [resourceId(CoreTypes.PersistentVolumeClaim)]: MANAGED_BY_SELECTOR,
-        [resourceId(CoreTypes.Job)]: MANAGED_BY_SELECTOR,
-      },
     });
     collectDefaultMetrics({ register: this.registry });
     // Events get a client with a budget of their own, as kube-controller-manager's event broadcaster

@@ -1,6 +1,6 @@
 import { errorMessage } from '../log.ts';
 import { ConfigError, type ManagerConfig, parseConfig, usage } from './config.ts';
-import { ClusterUnreachableError, Manager } from './manager.ts';
+import { ClusterUnreachableError, Manager, type ManagerOptions } from './manager.ts';
 
 export interface RunOptions {
   /** Prefix of messages on stderr. */
@@ -9,6 +9,8 @@ export interface RunOptions {
   register(manager: Manager, config: ManagerConfig): void;
   /** Called once the manager is started (tests log a marker here). */
   started?(manager: Manager): void;
+  /** Passed to the Manager (cache selections). */
+  manager?: ManagerOptions;
 }
 
 /**
@@ -33,7 +35,7 @@ export async function runOperator(argv: string[], options: RunOptions): Promise<
   }
   let manager: Manager;
   try {
-    manager = new Manager(config);
+    manager = new Manager(config, undefined, options.manager);
   } catch (err) {
     process.stderr.write(`${options.name}: cannot load the kubeconfig: ${errorMessage(err)}\n`);
     return 1;

@@ -4,6 +4,7 @@
 //     --kubeconfig ... --namespaces ns --metrics-bind-address 0 --health-probe-bind-address 0
 // --controllers picks which of the three controllers run (default: all), so a test can stop a
 // deletion at an exact step: e.g. without `volumebackup` a VolumeBackup is recorded but never copied.
+import { operatorCacheOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
 import {
   registerMachineBackupController,
@@ -46,5 +47,6 @@ if (import.meta.main) {
     register: (manager) => {
       for (const name of split.controllers) REGISTER[name](manager);
     },
+    manager: { cache: operatorCacheOptions },
   });
 }

@@ -125,4 +125,26 @@ describe('rule violations of typed objects', () => {
       `spec.selector: ${RULES.selectorNotEmpty.message}`,
     ]);
   });
+
+  it("refuse the operator's pod marker label in a template or a selector", () => {
+    const marker = 'apps.basicoperator.dev/replicaset-pod';
+    const inTemplate = basicReplicaSet();
+    inTemplate.spec.template.metadata!.labels![marker] = 'true';
+    assert.deepEqual(basicReplicaSetRuleViolations(inTemplate), [
+      `spec.template.metadata.labels: ${RULES.templateLabelNotReserved.message}`,
+    ]);
+    const notExists = edited(basicDeployment(), {
+      'spec.selector': {
+        matchLabels: { app: 'web' },
+        matchExpressions: [{ key: marker, operator: 'DoesNotExist' }],
+      },
+    });
+    assert.deepEqual(basicDeploymentRuleViolations(notExists), [
+      `spec.selector: ${RULES.selectorKeyNotReserved.message}`,
+    ]);
+    assert.match(
+      RULES.templateLabelNotReserved.message,
+      /apps\.basicoperator\.dev\/replicaset-pod is reserved/,
+    );
+  });
 });

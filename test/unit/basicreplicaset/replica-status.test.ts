@@ -19,10 +19,13 @@ describe('computeReplicaCounts', () => {
     pod('failed', { node: 'n1', phase: 'Failed', deleting: true }),
   ];
 
-  it('counts existing, active, ready and available pods', () => {
+  it('counts active (as replicas too), terminating, ready and available pods', () => {
+    // Upstream calculateStatus: status.replicas is the active pods only, so the scale subresource
+    // and an HPA never count a pod that is going away; terminating pods have a count of their own.
     assert.deepEqual(computeReplicaCounts(pods, 10, NOW), {
-      replicas: 5,
+      replicas: 4,
       activeReplicas: 4,
+      terminatingReplicas: 1,
       readyReplicas: 2,
       availableReplicas: 1,
     });
@@ -34,6 +37,7 @@ describe('computeReplicaCounts', () => {
     assert.deepEqual(computeReplicaCounts([], 0, NOW), {
       replicas: 0,
       activeReplicas: 0,
+      terminatingReplicas: 0,
       readyReplicas: 0,
       availableReplicas: 0,
     });

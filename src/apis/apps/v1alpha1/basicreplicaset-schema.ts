@@ -30,7 +30,15 @@ const statusSchema: JsonSchemaProps = {
       ...replicaCountSchema,
       description: 'Pods it counts: not terminating, not Succeeded or Failed.',
     },
-    replicas: replicaCountSchema,
+    replicas: {
+      ...replicaCountSchema,
+      description:
+        'Active pods (the same count as activeReplicas), as apps/v1 ReplicaSet reports them; read by the scale subresource.',
+    },
+    terminatingReplicas: {
+      ...replicaCountSchema,
+      description: 'Pods being deleted (a deletionTimestamp) that have not reached Succeeded or Failed.',
+    },
     readyReplicas: replicaCountSchema,
     availableReplicas: replicaCountSchema,
     observedGeneration: observedGenerationSchema,

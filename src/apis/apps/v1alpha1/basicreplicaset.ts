@@ -31,7 +31,10 @@ export type BasicReplicaSetConditionType = 'Ready' | 'ReplicaFailure';
 export interface BasicReplicaSetStatus {
   /** Pods it counts: not terminating, not Succeeded or Failed. */
   activeReplicas?: number;
+  /** The same count, as apps/v1 names it (read by the scale subresource). */
   replicas?: number;
+  /** Pods being deleted that have not reached Succeeded or Failed. */
+  terminatingReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
   observedGeneration?: number;

@@ -8,3 +8,9 @@ export const APPS_API_VERSION = 'apps.basicoperator.dev/v1alpha1';
 export const REVISION_ANNOTATION = 'apps.basicoperator.dev/revision';
 /** On a BasicReplicaSet's selector, template and pods: the hash that tells templates apart. */
 export const POD_TEMPLATE_HASH_LABEL = 'apps.basicoperator.dev/pod-template-hash';
+/**
+ * On every pod a BasicReplicaSet creates or adopts, value "true": the operator's own mark, so its pod
+ * cache holds only the pods it manages. Reserved: a template or selector may not use this key.
+ */
+export const REPLICA_SET_POD_LABEL = 'apps.basicoperator.dev/replicaset-pod';
+export const REPLICA_SET_POD_VALUE = 'true';

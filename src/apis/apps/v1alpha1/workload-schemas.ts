@@ -21,6 +21,12 @@ const labelsSchema: JsonSchemaProps = {
   additionalProperties: labelValueSchema,
 };
 
+/** Template labels become the pods' labels; the operator's marker key is reserved. */
+const templateLabelsSchema: JsonSchemaProps = {
+  ...labelsSchema,
+  'x-kubernetes-validations': [RULES.templateLabelNotReserved],
+};
+
 const annotationsSchema: JsonSchemaProps = {
   type: 'object',
   additionalProperties: { type: 'string' },
@@ -50,7 +56,7 @@ export const labelSelectorSchema: JsonSchemaProps = {
     },
   },
   'x-kubernetes-map-type': 'atomic',
-  'x-kubernetes-validations': [RULES.selectorNotEmpty, RULES.selectorImmutable],
+  'x-kubernetes-validations': [RULES.selectorNotEmpty, RULES.selectorKeyNotReserved, RULES.selectorImmutable],
 };
 
 const containerSchema: JsonSchemaProps = {
@@ -71,7 +77,7 @@ export const podTemplateSchema: JsonSchemaProps = {
     metadata: {
       type: 'object',
       properties: {
-        labels: labelsSchema,
+        labels: templateLabelsSchema,
         annotations: annotationsSchema,
       },
     },

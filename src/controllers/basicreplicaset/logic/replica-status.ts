@@ -2,10 +2,12 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { isPodActive, isPodAvailable, isPodFinished, isPodReady, nextAvailableIn } from './pod-state.ts';
 
 export interface ReplicaCounts {
-  /** Pods that exist and have not finished, terminating ones included. */
+  /** Active pods, as upstream's status.replicas (what the scale subresource and an HPA read). */
   replicas: number;
   /** Pods not terminating and not finished: the ones the replica set counts towards spec.replicas. */
   activeReplicas: number;
+  /** Pods with a deletion timestamp that have not finished (upstream status.terminatingReplicas). */
+  terminatingReplicas: number;
   /** Active pods whose Ready condition is True. */
   readyReplicas: number;
   /** Active pods ready for longer than minReadySeconds. */
@@ -13,19 +15,28 @@ export interface ReplicaCounts {
 }
 
 /**
- * Status counts over the pods a replica set owns. Ready and available count only active pods,
- * like upstream, which computes them over its filtered (active) pods.
+ * Status counts over the pods a replica set owns, as upstream's calculateStatus: replicas, ready
+ * and available count active pods only; terminating pods are counted apart; finished pods not at all.
  */
 export function computeReplicaCounts(
   pods: readonly V1Pod[],
   minReadySeconds: number,
   now: number,
 ): ReplicaCounts {
-  const counts: ReplicaCounts = { replicas: 0, activeReplicas: 0, readyReplicas: 0, availableReplicas: 0 };
+  const counts: ReplicaCounts = {
+    replicas: 0,
+    activeReplicas: 0,
+    terminatingReplicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+  };
   for (const pod of pods) {
     if (isPodFinished(pod)) continue;
+    if (!isPodActive(pod)) {
+      counts.terminatingReplicas += 1;
+      continue;
+    }
     counts.replicas += 1;
-    if (!isPodActive(pod)) continue;
     counts.activeReplicas += 1;
     if (isPodReady(pod)) counts.readyReplicas += 1;
     if (isPodAvailable(pod, minReadySeconds, now)) counts.availableReplicas += 1;

@@ -18,7 +18,7 @@ import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
-import { ProgressReason, progressDeadlineRequeueAfter } from './logic/progress.ts';
+import { ProgressReason, progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
 import { recordedReplicaValues } from './logic/replica-counts.ts';
@@ -131,17 +131,17 @@ export class BasicDeploymentReconciler implements Reconciler {
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
     const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
     if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
-    const wait = progressDeadlineRequeueAfter(
+    const deadline = progressDeadlineRequeue(
       {
         progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
         progressingReason: status.conditions?.find((c) => c.type === 'Progressing')?.reason,
         lastProgressTime: status.lastProgressTime,
+        paused: view.paused === true,
+        complete: status.ready === true,
       },
-      status.ready === true,
       Date.now(),
     );
-    const after = Math.min(wait ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
-    return Number.isFinite(after) ? { requeueAfterMs: Math.max(after, 1) } : undefined;
+    return requeueFor(deadline, hold);
   }
 
   private validate(d: BasicDeployment): string | undefined {

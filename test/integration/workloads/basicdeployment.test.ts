@@ -73,6 +73,13 @@ describe('BasicDeployment controller', () => {
       },
       { timeoutMs },
     );
+  /** controller_runtime_reconcile_total of this controller, all results. */
+  const reconciles = async () => {
+    const metric = await suite!.manager.registry.getSingleMetric('controller_runtime_reconcile_total')?.get();
+    return (metric?.values ?? [])
+      .filter((v) => v.labels.controller === 'basicdeployment')
+      .reduce((n, v) => n + v.value, 0);
+  };
   const setImage = (name: string, image: string) =>
     client.patch(BASIC_DEPLOYMENT, ns, name, 'json', [
       { op: 'replace', path: '/spec/template/spec/containers/0/image', value: image },
@@ -234,6 +241,38 @@ describe('BasicDeployment controller', () => {
     assert.ok(
       (await livePods('pause')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
     );
+  });
+
+  it('a paused deployment past its progress deadline does not reconcile in a loop', async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'idle', { replicas: 1, progressDeadlineSeconds: 5 }),
+    );
+    await ready('idle', 1);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', {
+      spec: {
+        paused: true,
+        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] } },
+      },
+    });
+    const paused = await waitFor('the paused status of the latest generation', async () => {
+      const d = await get('idle');
+      return d.status?.observedGeneration === d.metadata.generation &&
+        d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
+        ? d
+        : undefined;
+    });
+    // The deadline counts from the last progress (the first rollout's end): let it pass, then count.
+    const deadline = Date.parse(paused.status?.lastProgressTime ?? '') + 5000;
+    assert.ok(Number.isFinite(deadline), 'lastProgressTime is set');
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline + 1000 - Date.now())));
+    const before = await reconciles();
+    await new Promise((r) => setTimeout(r, 10_000));
+    const spent = (await reconciles()) - before;
+    assert.ok(spent < 30, `at most a few reconciles in 10 s past the deadline while paused, saw ${spent}`);
+    assert.equal((await sets('idle')).length, 1, 'no new set while paused');
+    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', { spec: { paused: false } });
+    await ready('idle', 1);
   });
 
   it('a spec the schema cannot catch (pods never become Ready) ends in ProgressDeadlineExceeded, not a crash loop', async () => {

@@ -5,8 +5,6 @@ import {
   BASIC_REPLICA_SET,
   type BasicDeployment,
   type BasicReplicaSet,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../apis/index.ts';
@@ -81,6 +79,10 @@ export function findNewSet(
   )[0];
 }
 
+/**
+ * The BasicReplicaSet for `d`'s template: it carries exactly the template's labels plus the
+ * pod-template-hash (as upstream's getNewReplicaSet), never a label of ours that could overwrite a user's.
+ */
 export function newSetFor(
   d: BasicDeployment,
   hash: string,
@@ -97,7 +99,6 @@ export function newSetFor(
       labels: {
         ...(d.spec.template.metadata?.labels ?? {}),
         [POD_TEMPLATE_HASH_LABEL]: hash,
-        [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
       },
       annotations: {
         [REVISION_ANNOTATION]: String(revision),

@@ -243,6 +243,33 @@ describe('BasicDeployment controller', () => {
     );
   });
 
+  it("a set carries the template's labels as they are (a user's managed-by: Helm stays) plus the hash", async () => {
+    const labels = { app: 'helm', 'app.kubernetes.io/managed-by': 'Helm' };
+    // No replicas: this test is about the set; the pods' labels are the BasicReplicaSet tests' job.
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'helm', {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      }),
+    );
+    const [set] = await waitFor('the set', async () => {
+      const all = await sets('helm');
+      return all.length > 0 ? all : undefined;
+    });
+    const hash = set!.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+    assert.ok(hash);
+    const expected = { ...labels, [POD_TEMPLATE_HASH_LABEL]: hash };
+    assert.deepEqual(set!.metadata.labels, expected);
+    assert.deepEqual(set!.spec.template.metadata?.labels, expected);
+    assert.deepEqual(set!.spec.selector.matchLabels, expected);
+    await ready('helm', 0);
+  });
+
   it('a paused deployment past its progress deadline does not reconcile in a loop', async () => {
     await client.create(
       BASIC_DEPLOYMENT,

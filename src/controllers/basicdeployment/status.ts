@@ -1,6 +1,6 @@
 import type { BasicDeployment, BasicDeploymentStatus, BasicReplicaSet, Condition } from '../../apis/index.ts';
 import { selectorToString } from '../../runtime/labels.ts';
-import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, removeCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { minAvailable } from './logic/fenceposts.ts';
 import {
   type DeploymentStatusCounts,
@@ -29,6 +29,25 @@ function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts
     availableReplicas: sum((s) => s.status?.availableReplicas),
     observedGeneration: d.metadata.generation,
   };
+}
+
+function specReplicas(sets: readonly BasicReplicaSet[]): number {
+  return sets.reduce((n, s) => n + (s.spec.replicas ?? 1), 0);
+}
+
+/**
+ * The ReplicaFailure condition to show (upstream getReplicaFailures): the new set's, else the first
+ * one an old set reports; undefined when no set reports one.
+ */
+function replicaFailure(facts: RolloutFacts): Condition | undefined {
+  const of = (s: BasicReplicaSet | undefined) => findCondition(s?.status?.conditions, 'ReplicaFailure');
+  const fromNew = of(facts.newSet);
+  if (fromNew) return fromNew;
+  for (const s of facts.allSets) {
+    const c = of(s);
+    if (c) return c;
+  }
+  return undefined;
 }
 
 /**
@@ -87,7 +106,10 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
   if (facts.invalid) {
     setProgress('False', 'InvalidSpec', facts.invalid);
   } else if (view.paused) {
-    setProgress('Unknown', ProgressReason.DeploymentPaused, 'Deployment is paused');
+    // A reported lack of progress stays (upstream checkPausedConditions): pausing does not hide it.
+    if (progressing?.reason !== ProgressReason.ProgressDeadlineExceeded) {
+      setProgress('Unknown', ProgressReason.DeploymentPaused, 'Deployment is paused');
+    }
   } else if (complete) {
     if (progressing?.reason !== ProgressReason.NewReplicaSetAvailable) lastProgressTime = at.toISOString();
     setProgress(
@@ -122,6 +144,22 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     );
   }
 
+  const failure = replicaFailure(facts);
+  conditions = failure
+    ? setCondition(
+        conditions,
+        {
+          type: 'ReplicaFailure',
+          status: failure.status,
+          reason: failure.reason,
+          message: failure.message,
+          observedGeneration: generation,
+          lastTransitionTime: failure.lastTransitionTime,
+        },
+        at,
+      )
+    : removeCondition(conditions, 'ReplicaFailure');
+
   conditions = setCondition(
     conditions,
     complete
@@ -148,7 +186,8 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     updatedReplicas: next.updatedReplicas,
     readyReplicas: next.readyReplicas,
     availableReplicas: next.availableReplicas,
-    unavailableReplicas: Math.max(0, desired - next.availableReplicas),
+    // As upstream calculateStatus: the replicas the sets want (spec) minus the available ones.
+    unavailableReplicas: Math.max(0, specReplicas(facts.allSets) - next.availableReplicas),
     selector: selectorToString(d.spec.selector),
     collisionCount: d.status?.collisionCount,
     lastProgressTime,

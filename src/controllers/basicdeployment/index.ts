@@ -4,7 +4,7 @@ import {
   type BasicDeployment,
   type BasicReplicaSet,
 } from '../../apis/index.ts';
-import { generationChanged } from '../../runtime/controller/predicates.ts';
+import { annotationsChanged, any, generationChanged } from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
@@ -30,7 +30,8 @@ export function registerBasicDeploymentController(manager: Manager): void {
   });
   const controller = manager
     .controller(CONTROLLER_NAME)
-    .for(BASIC_DEPLOYMENT, generationChanged)
+    // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).
+    .for(BASIC_DEPLOYMENT, any(generationChanged, annotationsChanged))
     .owns(BASIC_REPLICA_SET)
     .complete(
       new BasicDeploymentReconciler({

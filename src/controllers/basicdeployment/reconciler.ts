@@ -31,6 +31,7 @@ import {
   findNewSet,
   MAX_REPLICAS_ANNOTATION,
   newSetFor,
+  newSetUpdate,
   revisionOf,
   setView,
 } from './replica-sets.ts';
@@ -125,12 +126,16 @@ export class BasicDeploymentReconciler implements Reconciler {
         await this.apply(d, sets, step.actions, ctx);
       }
     }
-    if (newSet) newSet = await this.syncRevision(d, newSet, oldSets);
+    if (newSet) {
+      newSet = await this.syncNewSet(d, newSet, oldSets);
+      await this.syncDeploymentRevision(d, newSet, ctx);
+    }
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
     const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
-    if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
+    // History is trimmed once a rollout is complete, and while paused (upstream sync()), never mid-rollout.
+    if (status.ready || view.paused) await this.cleanupHistory(d, oldSets, ctx);
     const deadline = progressDeadlineRequeue(
       {
         progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
@@ -226,35 +231,57 @@ export class BasicDeploymentReconciler implements Reconciler {
     }
   }
 
-  /** A set reused by a rollback becomes the newest revision. */
-  private async syncRevision(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
+  /**
+   * Brings the existing new set in line with the deployment (upstream getNewReplicaSet): copied
+   * annotations, minReadySeconds, and its revision: a set reused by a rollback becomes the newest.
+   * The write carries the resourceVersion read.
+   */
+  private async syncNewSet(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
     const others = oldSets.filter((s) => s.metadata.uid !== newSet.metadata.uid);
-    const wanted = Math.max(
-      revisionOf(newSet),
-      maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1,
-    );
-    if (others.length === 0 || revisionOf(newSet) >= wanted) return newSet;
+    const revision = maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1;
+    const update = newSetUpdate(d, newSet, revision);
+    if (!update) return newSet;
     const updated = await this.deps.client.patch<BasicReplicaSet>(
       BASIC_REPLICA_SET,
       newSet.metadata.namespace,
       newSet.metadata.name ?? '',
       'merge',
       {
-        metadata: {
-          annotations: { [REVISION_ANNOTATION]: String(wanted) },
-          resourceVersion: newSet.metadata.resourceVersion,
-        },
+        metadata: { annotations: update.annotations, resourceVersion: newSet.metadata.resourceVersion },
+        ...(update.minReadySeconds === undefined
+          ? {}
+          : { spec: { minReadySeconds: update.minReadySeconds } }),
       },
     );
-    this.deps.events.event(
-      d,
-      'Normal',
-      'DeploymentRollback',
-      'Rollback',
-      `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${wanted})`,
-      eventOptions,
-    );
+    const rolledBack = update.annotations[REVISION_ANNOTATION];
+    if (rolledBack !== undefined && revisionOf(newSet) > 0) {
+      this.deps.events.event(
+        d,
+        'Normal',
+        'DeploymentRollback',
+        'Rollback',
+        `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${rolledBack})`,
+        eventOptions,
+      );
+    }
     return updated;
+  }
+
+  /**
+   * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), as
+   * `kubectl rollout history` reads it from a Deployment. Only this one key is written.
+   */
+  private async syncDeploymentRevision(d: BasicDeployment, newSet: BasicReplicaSet, ctx: ReconcileContext) {
+    const revision = String(revisionOf(newSet));
+    if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
+    await this.deps.client.patch(
+      BASIC_DEPLOYMENT,
+      d.metadata.namespace,
+      d.metadata.name ?? '',
+      'merge',
+      { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
+      { signal: ctx.signal },
+    );
   }
 
   /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */

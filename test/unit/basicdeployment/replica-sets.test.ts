@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BASIC_DEPLOYMENT, type BasicDeployment, POD_TEMPLATE_HASH_LABEL } from '../../../src/apis/index.ts';
-import { newSetFor } from '../../../src/controllers/basicdeployment/replica-sets.ts';
+import {
+  BASIC_DEPLOYMENT,
+  type BasicDeployment,
+  POD_TEMPLATE_HASH_LABEL,
+  REVISION_ANNOTATION,
+} from '../../../src/apis/index.ts';
+import { newSetFor, newSetUpdate } from '../../../src/controllers/basicdeployment/replica-sets.ts';
 
 function basicDeployment(spec: Partial<BasicDeployment['spec']> = {}): BasicDeployment {
   const labels = { app: 'web', 'app.kubernetes.io/managed-by': 'Helm' };
@@ -47,5 +52,43 @@ describe('newSetFor', () => {
       1,
     );
     assert.deepEqual(set.metadata.labels, { app: 'web', [POD_TEMPLATE_HASH_LABEL]: 'abc123' });
+  });
+});
+
+describe('newSetUpdate', () => {
+  const annotated = (spec: Partial<BasicDeployment['spec']> = {}) => {
+    const d = basicDeployment(spec);
+    d.metadata.annotations = {
+      team: 'payments',
+      'kubectl.kubernetes.io/last-applied-configuration': '{}',
+      [REVISION_ANNOTATION]: '4',
+    };
+    return d;
+  };
+  it("copies the deployment's annotations (not ours, not kubectl's last-applied) to a new set", () => {
+    const set = newSetFor(annotated(), 'abc123', 3, 5);
+    assert.equal(set.metadata.annotations?.team, 'payments');
+    assert.equal(set.metadata.annotations?.[REVISION_ANNOTATION], '5');
+    assert.equal(set.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'], undefined);
+  });
+  it('is undefined when the set is in line', () => {
+    const d = annotated({ minReadySeconds: 5 });
+    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2), 2), undefined);
+    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2), 1), undefined, 'a revision never goes down');
+  });
+  it('syncs a changed minReadySeconds to the existing set (upstream getNewReplicaSet)', () => {
+    const set = newSetFor(annotated({ minReadySeconds: 0 }), 'abc123', 3, 2);
+    assert.deepEqual(newSetUpdate(annotated({ minReadySeconds: 10 }), set, 2), {
+      annotations: {},
+      minReadySeconds: 10,
+    });
+  });
+  it('adds or overwrites copied annotations, raises the revision, and never removes an annotation', () => {
+    const set = newSetFor(annotated(), 'abc123', 3, 2);
+    const d = annotated();
+    d.metadata.annotations = { team: 'search', owner: 'alice' };
+    assert.deepEqual(newSetUpdate(d, set, 7), {
+      annotations: { team: 'search', owner: 'alice', [REVISION_ANNOTATION]: '7' },
+    });
   });
 });

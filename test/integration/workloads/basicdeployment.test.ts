@@ -190,6 +190,32 @@ describe('BasicDeployment controller', () => {
     );
   });
 
+  it('switches to Recreate with kubectl apply (the defaulted rollingUpdate stays and is ignored)', async () => {
+    const info = await testCluster();
+    const apply = (manifest: BasicDeployment) =>
+      runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, 'apply', '-f', '-'], {
+        input: JSON.stringify(manifest),
+      });
+    // No strategy: the API server defaults RollingUpdate with rollingUpdate 25%/25%.
+    await apply(deployment(ns, 'switch', { replicas: 2 }));
+    await ready('switch', 2);
+    // kubectl apply sends a JSON merge patch for a custom resource: {spec: {strategy: {type: Recreate}}}
+    // plus the new template; the stored rollingUpdate is not in it, so it stays.
+    const switched = deployment(ns, 'switch', { replicas: 2, strategy: { type: 'Recreate' } });
+    switched.spec.template.spec.containers[0]!.image = 'registry.k8s.io/pause:3.9';
+    let overlap = 0;
+    const watcher = new PodWatcher(client, ns, 'app=switch', (pods) => {
+      if (new Set(pods.map((p) => p.spec?.containers[0]?.image)).size > 1) overlap++;
+    });
+    await waitFor('the watcher to list', () => watcher.pods.size >= 2);
+    await apply(switched);
+    const stored = await get('switch');
+    assert.equal(stored.spec.strategy?.type, 'Recreate');
+    await ready('switch', 2, 120_000);
+    await watcher.stop();
+    assert.equal(overlap, 0, 'the rollout was a Recreate: old and new pods never coexisted');
+  });
+
   it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'rb', { replicas: 2 }));
     await ready('rb', 2);
@@ -213,6 +239,32 @@ describe('BasicDeployment controller', () => {
       await ready('hist', 1);
     }
     await waitFor('old sets beyond the limit to be deleted', async () => (await sets('hist')).length === 2);
+  });
+
+  it('trims history while paused, even with a template change waiting', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'hist-paused', { replicas: 1 }));
+    await ready('hist-paused', 1);
+    await setImage('hist-paused', 'registry.k8s.io/pause:3.9');
+    await ready('hist-paused', 1);
+    assert.equal((await sets('hist-paused')).length, 2);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', {
+      spec: {
+        paused: true,
+        revisionHistoryLimit: 0,
+        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.8' }] } },
+      },
+    });
+    const [left] = await waitFor('the old set at 0 replicas to be deleted', async () => {
+      const all = await sets('hist-paused');
+      return all.length === 1 ? all : undefined;
+    });
+    assert.equal(
+      left?.spec.template.spec.containers[0]?.image,
+      'registry.k8s.io/pause:3.9',
+      'the running set stays',
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', { spec: { paused: false } });
+    await ready('hist-paused', 1);
   });
 
   it('pauses: template changes wait, scaling still applies', async () => {
@@ -268,6 +320,34 @@ describe('BasicDeployment controller', () => {
     assert.deepEqual(set!.spec.template.metadata?.labels, expected);
     assert.deepEqual(set!.spec.selector.matchLabels, expected);
     await ready('helm', 0);
+  });
+
+  it('keeps the current set in line (minReadySeconds, annotations) and records its revision on the deployment', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'insync', { replicas: 1 }));
+    await ready('insync', 1);
+    await waitFor(
+      'revision 1 on the deployment',
+      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '1',
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', { spec: { minReadySeconds: 2 } });
+    await waitFor(
+      'the set to take minReadySeconds 2',
+      async () => (await sets('insync'))[0]?.spec.minReadySeconds === 2,
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', {
+      metadata: { annotations: { team: 'payments' } },
+    });
+    await waitFor(
+      'the set to carry the annotation',
+      async () => (await sets('insync'))[0]?.metadata.annotations?.team === 'payments',
+    );
+    assert.equal((await sets('insync')).length, 1, 'neither change makes a new set');
+    await setImage('insync', 'registry.k8s.io/pause:3.9');
+    await ready('insync', 1);
+    await waitFor(
+      'revision 2 on the deployment',
+      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '2',
+    );
   });
 
   it('a paused deployment past its progress deadline does not reconcile in a loop', async () => {
@@ -357,12 +437,6 @@ describe('BasicDeployment controller', () => {
         'bad-percent',
         { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'lots' } } },
         /maxSurge/,
-      ));
-    it('Recreate takes no rollingUpdate', () =>
-      rejects(
-        'bad-recreate',
-        { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } },
-        /Recreate|rollingUpdate/,
       ));
     it('the selector is immutable', async () => {
       await client.create(BASIC_DEPLOYMENT, deployment(ns, 'immutable', { replicas: 0 }));

@@ -28,7 +28,7 @@ export interface RollingUpdateStrategy {
 export interface DeploymentStrategy {
   /** Default RollingUpdate. */
   type?: DeploymentStrategyType;
-  /** Only with type RollingUpdate. */
+  /** Used with type RollingUpdate; accepted and ignored with Recreate. */
   rollingUpdate?: RollingUpdateStrategy;
 }
 

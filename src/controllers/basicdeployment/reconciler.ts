@@ -16,6 +16,7 @@ import { selectorProblems } from '../../runtime/labels.ts';
 import { adopt } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
+import { CollisionCounts } from './collision-count.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
 import { ProgressReason, progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
@@ -64,6 +65,7 @@ const eventOptions = { regardingType: BASIC_DEPLOYMENT };
  */
 export class BasicDeploymentReconciler implements Reconciler {
   private readonly deps: BasicDeploymentDeps;
+  private readonly collisions = new CollisionCounts();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
@@ -87,13 +89,19 @@ export class BasicDeploymentReconciler implements Reconciler {
     if (!d || isBeingDeleted(d)) {
       this.deps.debouncer.forget(`${request.namespace}/${request.name}`);
       this.deps.statusWriter.forget(`${request.namespace}/${request.name}`);
+      this.collisions.forget(`${request.namespace}/${request.name}`);
       return undefined; // the garbage collector removes the sets
     }
     const sets = await this.claimSets(d);
+    const collisionCount = this.collisions.current(d);
     const invalid = this.validate(d);
     if (invalid) {
       this.deps.events.event(d, 'Warning', 'InvalidSpec', 'Validate', invalid, eventOptions);
-      this.writeStatus(d, { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid }, ctx);
+      this.writeStatus(
+        d,
+        { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid, collisionCount },
+        ctx,
+      );
       return undefined;
     }
     const view = deploymentView(d);
@@ -111,7 +119,8 @@ export class BasicDeploymentReconciler implements Reconciler {
     } else if (view.strategy.type === 'Recreate') {
       const step = planRecreate(view, newSet && setView(newSet), oldSets.map(setView));
       if (step.step === 'create-new') {
-        newSet = await this.createNewSet(d, oldSets, step.replicas, ctx);
+        newSet = await this.createNewSet(d, oldSets, step.replicas, collisionCount, ctx);
+        if (!newSet) return this.collided(d, sets, ctx);
         createdNewSet = true;
       } else {
         await this.apply(d, sets, step.actions, ctx);
@@ -119,7 +128,8 @@ export class BasicDeploymentReconciler implements Reconciler {
     } else {
       if (!newSet) {
         const replicas = newReplicaSetReplicas(view, undefined, oldSets.map(setView));
-        newSet = await this.createNewSet(d, oldSets, replicas, ctx);
+        newSet = await this.createNewSet(d, oldSets, replicas, collisionCount, ctx);
+        if (!newSet) return this.collided(d, sets, ctx);
         createdNewSet = true;
       } else {
         const step = planRollingUpdate(view, setView(newSet), oldSets.map(setView));
@@ -133,7 +143,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
-    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
+    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet, collisionCount }, ctx);
     // History is trimmed once a rollout is complete, and while paused (upstream sync()), never mid-rollout.
     if (status.ready || view.paused) await this.cleanupHistory(d, oldSets, ctx);
     const deadline = progressDeadlineRequeue(
@@ -184,15 +194,20 @@ export class BasicDeploymentReconciler implements Reconciler {
     return owned.filter((s) => !isBeingDeleted(s));
   }
 
+  /**
+   * Creates the set for the current template; undefined when its name is taken by a set of another
+   * template (a hash collision): the collision count is then bumped, so the next attempt hashes to
+   * another name (upstream getNewReplicaSet).
+   */
   private async createNewSet(
     d: BasicDeployment,
     oldSets: BasicReplicaSet[],
     replicas: number,
+    collisionCount: number | undefined,
     ctx: ReconcileContext,
-  ) {
+  ): Promise<BasicReplicaSet | undefined> {
     const revision = maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))) + 1;
-    const collisionCount = d.status?.collisionCount ?? 0;
-    const hash = computeTemplateHash(d.spec.template, collisionCount);
+    const hash = computeTemplateHash(d.spec.template, collisionCount ?? 0);
     const desired = newSetFor(d, hash, replicas, revision);
     desired.metadata.annotations![MAX_REPLICAS_ANNOTATION] = String(
       recordedReplicaValues(deploymentView(d)).maxReplicas,
@@ -210,25 +225,38 @@ export class BasicDeploymentReconciler implements Reconciler {
       return created;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      // Same name, different template (a hash collision): bump collisionCount so the next hash differs.
       const existing = await this.deps.client.get<BasicReplicaSet>(
         BASIC_REPLICA_SET,
         d.metadata.namespace,
         desired.metadata.name ?? '',
       );
+      // Ours, with this template: the cache had not seen it yet.
       if (controllerRefOf(existing)?.uid === d.metadata.uid && findNewSet(d, [existing])) return existing;
-      await this.deps.client.patch(
-        BASIC_DEPLOYMENT,
-        d.metadata.namespace,
-        d.metadata.name ?? '',
-        'merge',
-        { status: { collisionCount: collisionCount + 1 } },
-        { subresource: 'status' },
-      );
-      throw new Error(
-        `BasicReplicaSet name ${desired.metadata.name} collides with another template; retrying with collisionCount ${collisionCount + 1}`,
-      );
+      const next = this.collisions.bump(d, collisionCount ?? 0);
+      ctx.log.info('BasicReplicaSet name collides with another template; bumping collisionCount', {
+        set: desired.metadata.name,
+        collisionCount: next,
+      });
+      return undefined;
     }
+  }
+
+  /**
+   * After a hash collision: reports the bumped collisionCount through the status (the status writer
+   * is its only writer, so no other status write can take it back) and retries with backoff.
+   */
+  private collided(d: BasicDeployment, sets: BasicReplicaSet[], ctx: ReconcileContext): Result {
+    this.writeStatus(
+      d,
+      {
+        newSet: undefined,
+        allSets: sets,
+        createdNewSet: false,
+        collisionCount: this.collisions.current(d),
+      },
+      ctx,
+    );
+    return { requeue: true };
   }
 
   /**

@@ -17,6 +17,8 @@ export interface RolloutFacts {
   /** A new set was created in this reconcile. */
   createdNewSet: boolean;
   invalid?: string;
+  /** status.collisionCount to report (see CollisionCounts); undefined while there never was a collision. */
+  collisionCount?: number;
 }
 
 function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts {
@@ -189,7 +191,7 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     // As upstream calculateStatus: the replicas the sets want (spec) minus the available ones.
     unavailableReplicas: Math.max(0, specReplicas(facts.allSets) - next.availableReplicas),
     selector: selectorToString(d.spec.selector),
-    collisionCount: d.status?.collisionCount,
+    collisionCount: facts.collisionCount,
     lastProgressTime,
     conditions,
   };

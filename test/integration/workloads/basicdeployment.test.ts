@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import {
   BASIC_DEPLOYMENT,
@@ -10,6 +10,7 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
+import { computeTemplateHash } from '../../../src/controllers/basicdeployment/logic/template-hash.ts';
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -214,6 +215,35 @@ describe('BasicDeployment controller', () => {
     await ready('switch', 2, 120_000);
     await watcher.stop();
     assert.equal(overlap, 0, 'the rollout was a Recreate: old and new pods never coexisted');
+  });
+
+  it('a set name taken by another template bumps collisionCount and rolls out under the next hash', async () => {
+    const d = deployment(ns, 'collide', { replicas: 1 });
+    const taken = `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 0)}`;
+    // Someone else's set under that name: other labels (so it is not adopted), another template.
+    await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      apiVersion: BASIC_REPLICA_SET.apiVersion,
+      kind: BASIC_REPLICA_SET.kind,
+      metadata: { name: taken, namespace: ns, labels: { app: 'squatter' } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'squatter' } },
+        template: {
+          metadata: { labels: { app: 'squatter' } },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
+        },
+      },
+    });
+    await client.create(BASIC_DEPLOYMENT, d);
+    const done = await ready('collide', 1);
+    assert.equal(done.status?.collisionCount, 1);
+    const [own] = await sets('collide');
+    assert.equal(
+      own?.metadata.name,
+      `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 1)}`,
+    );
+    const squatter = await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, taken);
+    assert.equal(squatter.metadata.ownerReferences, undefined, 'the other set is left alone');
   });
 
   it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {

@@ -181,4 +181,15 @@ describe('computeStatus', () => {
       assert.equal(condition(status.conditions, 'Progressing')?.status, 'Unknown');
     });
   });
+
+  it('reports the collisionCount it is given, not the (possibly stale) cached one', () => {
+    const d = deployment({}, { collisionCount: 0 });
+    const newSet = set('new', 3);
+    const status = computeStatus(
+      d,
+      { newSet, allSets: [newSet], createdNewSet: false, collisionCount: 1 },
+      NOW,
+    );
+    assert.equal(status.collisionCount, 1);
+  });
 });

@@ -13,9 +13,10 @@ import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts'
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
-import { adopt } from '../../runtime/write/owner-refs.ts';
+import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
+import { claimSets, selectsAnything } from './claim.ts';
 import { CollisionCounts } from './collision-count.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
@@ -92,7 +93,11 @@ export class BasicDeploymentReconciler implements Reconciler {
       this.collisions.forget(`${request.namespace}/${request.name}`);
       return undefined; // the garbage collector removes the sets
     }
-    const sets = await this.claimSets(d);
+    const sets = await this.claim(d, ctx);
+    if (!sets) {
+      ctx.log.debug('the deployment is gone, replaced or being deleted: nothing to do');
+      return undefined;
+    }
     const collisionCount = this.collisions.current(d);
     const invalid = this.validate(d);
     if (invalid) {
@@ -172,26 +177,55 @@ export class BasicDeploymentReconciler implements Reconciler {
     return problems.length > 0 ? `invalid spec: ${problems.join('; ')}` : undefined;
   }
 
-  /** Sets this deployment controls, adopting orphans that match its selector. */
-  private async claimSets(d: BasicDeployment): Promise<BasicReplicaSet[]> {
-    const uid = d.metadata.uid ?? '';
-    const owned = this.deps.sets.byOwner(uid).filter((s) => controllerRefOf(s)?.uid === uid);
+  /**
+   * Sets this deployment controls, after adopting matching orphans and releasing its sets that
+   * stopped matching (see claim.ts); undefined when a fresh read shows the deployment gone, replaced
+   * or being deleted.
+   */
+  private async claim(d: BasicDeployment, ctx: ReconcileContext): Promise<BasicReplicaSet[] | undefined> {
+    const { client, sets } = this.deps;
+    const candidates = new Map<string, BasicReplicaSet>();
+    for (const set of sets.byOwner(d.metadata.uid ?? '')) candidates.set(set.metadata.uid ?? '', set);
     // The selector goes to the cache's label index: listing the whole namespace made each reconcile
     // scan every set, quadratic in the number of deployments.
-    // No selector (the schema forbids it; validate() reports it) adopts nothing.
-    const orphans = d.spec.selector
-      ? this.deps.sets
-          .list({ namespace: d.metadata.namespace, selector: d.spec.selector })
-          .filter((s) => !controllerRefOf(s) && !isBeingDeleted(s))
-      : [];
-    for (const orphan of orphans) {
-      try {
-        owned.push(await adopt(this.deps.client, BASIC_REPLICA_SET, orphan, d, BASIC_DEPLOYMENT));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+    if (selectsAnything(d.spec.selector)) {
+      for (const set of sets.list({ namespace: d.metadata.namespace, selector: d.spec.selector })) {
+        candidates.set(set.metadata.uid ?? '', set);
       }
     }
-    return owned.filter((s) => !isBeingDeleted(s));
+    const claimed = await claimSets(d, [...candidates.values()], {
+      ownerStillAdopts: async () => {
+        try {
+          const fresh = await client.get<BasicDeployment>(
+            BASIC_DEPLOYMENT,
+            d.metadata.namespace,
+            d.metadata.name ?? '',
+            ctx.signal,
+          );
+          return fresh.metadata.uid === d.metadata.uid && !isBeingDeleted(fresh);
+        } catch (err) {
+          if (isNotFound(err)) return false;
+          throw err;
+        }
+      },
+      adopt: async (set) => {
+        try {
+          const adopted = await adopt(client, BASIC_REPLICA_SET, set, d, BASIC_DEPLOYMENT);
+          ctx.log.info('adopted orphan BasicReplicaSet', { set: set.metadata.name });
+          return adopted;
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+      release: async (set) => {
+        ctx.log.info('releasing BasicReplicaSet that no longer matches the selector', {
+          set: set.metadata.name,
+        });
+        await release(client, BASIC_REPLICA_SET, set, d);
+      },
+    });
+    return claimed?.filter((s) => !isBeingDeleted(s));
   }
 
   /**

@@ -246,6 +246,49 @@ describe('BasicDeployment controller', () => {
     assert.equal(squatter.metadata.ownerReferences, undefined, 'the other set is left alone');
   });
 
+  it('adopts an orphan set created later that its selector matches, and releases a set whose labels stop matching', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
+    await ready('claim', 1);
+    const [own] = await sets('claim');
+    // An orphan whose labels the deployment's selector matches: the deployment is idle, so only a
+    // watch on sets can wake it.
+    const labels = { app: 'claim', extra: 'orphan' };
+    await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      apiVersion: BASIC_REPLICA_SET.apiVersion,
+      kind: BASIC_REPLICA_SET.kind,
+      metadata: { name: 'claim-orphan', namespace: ns, labels },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
+        },
+      },
+    });
+    await waitFor(
+      'the orphan to be adopted',
+      async () =>
+        (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, 'claim-orphan')).metadata
+          .ownerReferences?.[0]?.name === 'claim',
+      { timeoutMs: 20_000 },
+    );
+    // The deployment's current set stops matching its selector: it is released (the deployment then
+    // makes a new set for its template).
+    await client.patch(BASIC_REPLICA_SET, ns, own!.metadata.name!, 'merge', {
+      metadata: { labels: { app: 'released' } },
+    });
+    await waitFor(
+      'the set to be released',
+      async () =>
+        (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, own!.metadata.name!)).metadata
+          .ownerReferences?.length === 0,
+      { timeoutMs: 20_000 },
+    );
+    await ready('claim', 1, 60_000);
+    assert.ok(!(await sets('claim')).some((s) => s.metadata.uid === own!.metadata.uid));
+  });
+
   it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'rb', { replicas: 2 }));
     await ready('rb', 2);

@@ -280,9 +280,10 @@ describe('BasicDeployment controller', () => {
     });
     await waitFor(
       'the set to be released',
-      async () =>
-        (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, own!.metadata.name!)).metadata
-          .ownerReferences?.length === 0,
+      async () => {
+        const released = await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, own!.metadata.name!);
+        return (released.metadata.ownerReferences ?? []).length === 0;
+      },
       { timeoutMs: 20_000 },
     );
     await ready('claim', 1, 60_000);

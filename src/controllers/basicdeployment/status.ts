@@ -123,6 +123,12 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     setProgress('True', ProgressReason.NewReplicaSetCreated, `Created new BasicReplicaSet "${setName}"`);
     lastProgressTime = at.toISOString();
   } else if (
+    progressing?.reason === ProgressReason.NewReplicaSetAvailable &&
+    next.replicas === next.updatedReplicas
+  ) {
+    // A finished rollout that is scaled or loses a pod is not a new rollout: Progressing stays
+    // NewReplicaSetAvailable (upstream syncRolloutStatus's isCompleteDeployment).
+  } else if (
     deploymentProgressing(previous, next) ||
     progressing === undefined ||
     progressing.reason === ProgressReason.DeploymentPaused

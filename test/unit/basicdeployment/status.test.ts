@@ -192,4 +192,32 @@ describe('computeStatus', () => {
     );
     assert.equal(status.collisionCount, 1);
   });
+
+  it('a finished rollout that scales up or loses a pod keeps Progressing NewReplicaSetAvailable', () => {
+    const done: Condition = {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'NewReplicaSetAvailable',
+      message: 'BasicReplicaSet "new" has successfully progressed.',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+      observedGeneration: 2,
+    };
+    const previous = {
+      conditions: [done],
+      lastProgressTime: '2026-01-01T00:00:00Z',
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+    };
+    const scaled = set('new', 5, { replicas: 5, readyReplicas: 4, availableReplicas: 4 });
+    const status = computeStatus(
+      deployment({ replicas: 5 }, previous),
+      { newSet: scaled, allSets: [scaled], createdNewSet: false },
+      NOW,
+    );
+    assert.equal(condition(status.conditions, 'Progressing')?.reason, 'NewReplicaSetAvailable');
+    assert.equal(status.lastProgressTime, '2026-01-01T00:00:00Z');
+    assert.equal(status.ready, false);
+  });
 });

@@ -250,6 +250,8 @@ describe('BasicDeployment controller', () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
     await ready('claim', 1);
     const [own] = await sets('claim');
+    // Let any requeue of the rollout (a held-back status write waits up to 5 s) pass first.
+    await new Promise((r) => setTimeout(r, 6000));
     // An orphan whose labels the deployment's selector matches: the deployment is idle, so only a
     // watch on sets can wake it.
     const labels = { app: 'claim', extra: 'orphan' };
@@ -424,7 +426,7 @@ describe('BasicDeployment controller', () => {
     );
   });
 
-  it('a paused deployment past its progress deadline does not reconcile in a loop', async () => {
+  it('a paused deployment past its progress deadline does not reconcile in a loop', async (t) => {
     await client.create(
       BASIC_DEPLOYMENT,
       deployment(ns, 'idle', { replicas: 1, progressDeadlineSeconds: 5 }),
@@ -450,10 +452,43 @@ describe('BasicDeployment controller', () => {
     const before = await reconciles();
     await new Promise((r) => setTimeout(r, 10_000));
     const spent = (await reconciles()) - before;
+    t.diagnostic(`reconciles in the 10 s after the deadline, while paused: ${spent}`);
     assert.ok(spent < 30, `at most a few reconciles in 10 s past the deadline while paused, saw ${spent}`);
     assert.equal((await sets('idle')).length, 1, 'no new set while paused');
     await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', { spec: { paused: false } });
     await ready('idle', 1);
+  });
+
+  it("shows a set's ReplicaFailure (pods the API server refuses) and removes it once pods are created again", async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'refused', {
+        replicas: 1,
+        template: {
+          metadata: { labels: { app: 'refused' } },
+          // The pod spec is passed through to the API server, which refuses this port.
+          spec: {
+            containers: [
+              { name: 'app', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 70000 }] },
+            ],
+          },
+        },
+      }),
+    );
+    const failed = await waitFor('ReplicaFailure on the deployment', async () => {
+      const c = (await get('refused')).status?.conditions?.find((x) => x.type === 'ReplicaFailure');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(failed.reason, 'FailedCreate');
+    assert.match(failed.message, /70000|containerPort/);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'refused', 'json', [
+      { op: 'remove', path: '/spec/template/spec/containers/0/ports' },
+    ]);
+    await ready('refused', 1);
+    await waitFor(
+      'ReplicaFailure to be removed',
+      async () => !(await get('refused')).status?.conditions?.some((x) => x.type === 'ReplicaFailure'),
+    );
   });
 
   it('a spec the schema cannot catch (pods never become Ready) ends in ProgressDeadlineExceeded, not a crash loop', async () => {

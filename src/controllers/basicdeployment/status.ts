@@ -7,6 +7,7 @@ import {
   deploymentComplete,
   deploymentProgressing,
   deploymentTimedOut,
+  hasProgressDeadline,
   ProgressReason,
 } from './logic/progress.ts';
 import { deploymentView } from './replica-sets.ts';
@@ -128,12 +129,12 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
   ) {
     // A finished rollout that is scaled or loses a pod is not a new rollout: Progressing stays
     // NewReplicaSetAvailable (upstream syncRolloutStatus's isCompleteDeployment).
-  } else if (
-    deploymentProgressing(previous, next) ||
-    progressing === undefined ||
-    progressing.reason === ProgressReason.DeploymentPaused
-  ) {
+  } else if (deploymentProgressing(previous, next) || progressing === undefined) {
     setProgress('True', ProgressReason.ReplicaSetUpdated, `BasicReplicaSet "${setName}" is progressing.`);
+    lastProgressTime = at.toISOString();
+  } else if (progressing.reason === ProgressReason.DeploymentPaused) {
+    // Resumed: the deadline counts again from now (upstream checkPausedConditions).
+    setProgress('Unknown', ProgressReason.DeploymentResumed, 'Deployment is resumed');
     lastProgressTime = at.toISOString();
   } else if (
     deploymentTimedOut(
@@ -150,6 +151,11 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
       ProgressReason.ProgressDeadlineExceeded,
       `BasicReplicaSet "${setName}" has timed out progressing.`,
     );
+  }
+
+  // Without a deadline there is no Progressing condition at all (upstream syncRolloutStatus).
+  if (!facts.invalid && !hasProgressDeadline(d.spec.progressDeadlineSeconds ?? 600)) {
+    conditions = removeCondition(conditions, 'Progressing');
   }
 
   const failure = replicaFailure(facts);

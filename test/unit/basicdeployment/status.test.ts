@@ -220,4 +220,32 @@ describe('computeStatus', () => {
     assert.equal(status.lastProgressTime, '2026-01-01T00:00:00Z');
     assert.equal(status.ready, false);
   });
+
+  it('resuming without progress sets Progressing Unknown/DeploymentResumed and restarts the deadline', () => {
+    const paused: Condition = {
+      type: 'Progressing',
+      status: 'Unknown',
+      reason: 'DeploymentPaused',
+      message: 'Deployment is paused',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+      observedGeneration: 1,
+    };
+    const counts = { replicas: 3, updatedReplicas: 1, readyReplicas: 3, availableReplicas: 3 };
+    const d = deployment({}, { conditions: [paused], lastProgressTime: '2026-01-01T00:00:00Z', ...counts });
+    const newSet = set('new', 1, { replicas: 1, readyReplicas: 1, availableReplicas: 1 });
+    const old = set('old', 2);
+    const status = computeStatus(d, { newSet, allSets: [newSet, old], createdNewSet: false }, NOW);
+    assert.equal(condition(status.conditions, 'Progressing')?.reason, 'DeploymentResumed');
+    assert.equal(condition(status.conditions, 'Progressing')?.status, 'Unknown');
+    assert.equal(status.lastProgressTime, new Date(NOW).toISOString());
+  });
+  it('has no Progressing condition without a progress deadline (upstream HasProgressDeadline)', () => {
+    const newSet = set('new', 3, { availableReplicas: 1 });
+    const status = computeStatus(
+      deployment({ progressDeadlineSeconds: 2147483647 }),
+      { newSet, allSets: [newSet], createdNewSet: true },
+      NOW,
+    );
+    assert.equal(condition(status.conditions, 'Progressing'), undefined);
+  });
 });

@@ -68,12 +68,6 @@ export const RULES = {
     message: 'progressDeadlineSeconds must be greater than minReadySeconds',
     fieldPath: '.progressDeadlineSeconds',
   },
-  // On spec.strategy of BasicDeployment.
-  recreateHasNoRollingUpdate: {
-    rule: "!has(self.type) || self.type != 'Recreate' || !has(self.rollingUpdate)",
-    message: 'rollingUpdate must not be set when type is Recreate',
-    fieldPath: '.rollingUpdate',
-  },
   // On spec.strategy.rollingUpdate of BasicDeployment. An absent field defaults to 25%, so it is never zero.
   surgeOrUnavailableNonZero: {
     rule: `!(has(self.maxSurge) && has(self.maxUnavailable) && ${isZero('maxSurge')} && ${isZero('maxUnavailable')})`,

@@ -150,9 +150,6 @@ export function basicDeploymentRuleViolations(deployment: BasicDeployment): stri
     errors.push(violation('spec.progressDeadlineSeconds', 'progressDeadlineExceedsMinReady'));
   }
   const strategy = spec.strategy;
-  if (strategy?.type === 'Recreate' && strategy.rollingUpdate !== undefined) {
-    errors.push(violation('spec.strategy.rollingUpdate', 'recreateHasNoRollingUpdate'));
-  }
   if (strategy?.rollingUpdate && !surgeOrUnavailableNonZero(strategy.rollingUpdate)) {
     errors.push(violation('spec.strategy.rollingUpdate', 'surgeOrUnavailableNonZero'));
   }

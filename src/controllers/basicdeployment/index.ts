@@ -4,13 +4,31 @@ import {
   type BasicDeployment,
   type BasicReplicaSet,
 } from '../../apis/index.ts';
-import { generationChanged } from '../../runtime/controller/predicates.ts';
+import { controllerRefOf } from '../../runtime/client/object.ts';
+import {
+  annotationsChanged,
+  any,
+  generationChanged,
+  type Predicate,
+} from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
+import { deploymentsForOrphan } from './claim.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
+
+/**
+ * Events of sets that may change who adopts them: creation, and updates that change labels or the
+ * controller (upstream updateReplicaSet); an orphan's deletion concerns nobody.
+ */
+const orphanChanged: Predicate<BasicReplicaSet> = {
+  update: (oldSet, newSet) =>
+    controllerRefOf(oldSet)?.uid !== controllerRefOf(newSet)?.uid ||
+    JSON.stringify(oldSet.metadata.labels ?? {}) !== JSON.stringify(newSet.metadata.labels ?? {}),
+  delete: () => false,
+};
 
 /**
  * BasicDeployment counts are read by people and dashboards, never by another controller, so their
@@ -30,8 +48,19 @@ export function registerBasicDeploymentController(manager: Manager): void {
   });
   const controller = manager
     .controller(CONTROLLER_NAME)
-    .for(BASIC_DEPLOYMENT, generationChanged)
+    // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).
+    .for(BASIC_DEPLOYMENT, any(generationChanged, annotationsChanged))
     .owns(BASIC_REPLICA_SET)
+    // Orphan sets wake the deployments that may adopt them (upstream getDeploymentsForReplicaSet).
+    .watches<BasicReplicaSet>(
+      BASIC_REPLICA_SET,
+      (set) =>
+        deploymentsForOrphan(set, (namespace) => deployments.list({ namespace })).map((d) => ({
+          namespace: d.metadata.namespace ?? '',
+          name: d.metadata.name ?? '',
+        })),
+      orphanChanged,
+    )
     .complete(
       new BasicDeploymentReconciler({
         client: manager.client,

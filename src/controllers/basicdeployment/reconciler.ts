@@ -13,12 +13,14 @@ import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts'
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
-import { adopt } from '../../runtime/write/owner-refs.ts';
+import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
+import { claimSets, selectsAnything } from './claim.ts';
+import { CollisionCounts } from './collision-count.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
-import { ProgressReason, progressDeadlineRequeueAfter } from './logic/progress.ts';
+import { ProgressReason, progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
 import { recordedReplicaValues } from './logic/replica-counts.ts';
@@ -31,6 +33,7 @@ import {
   findNewSet,
   MAX_REPLICAS_ANNOTATION,
   newSetFor,
+  newSetUpdate,
   revisionOf,
   setView,
 } from './replica-sets.ts';
@@ -63,6 +66,7 @@ const eventOptions = { regardingType: BASIC_DEPLOYMENT };
  */
 export class BasicDeploymentReconciler implements Reconciler {
   private readonly deps: BasicDeploymentDeps;
+  private readonly collisions = new CollisionCounts();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
@@ -86,13 +90,23 @@ export class BasicDeploymentReconciler implements Reconciler {
     if (!d || isBeingDeleted(d)) {
       this.deps.debouncer.forget(`${request.namespace}/${request.name}`);
       this.deps.statusWriter.forget(`${request.namespace}/${request.name}`);
+      this.collisions.forget(`${request.namespace}/${request.name}`);
       return undefined; // the garbage collector removes the sets
     }
-    const sets = await this.claimSets(d);
+    const sets = await this.claim(d, ctx);
+    if (!sets) {
+      ctx.log.debug('the deployment is gone, replaced or being deleted: nothing to do');
+      return undefined;
+    }
+    const collisionCount = this.collisions.current(d);
     const invalid = this.validate(d);
     if (invalid) {
       this.deps.events.event(d, 'Warning', 'InvalidSpec', 'Validate', invalid, eventOptions);
-      this.writeStatus(d, { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid }, ctx);
+      this.writeStatus(
+        d,
+        { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid, collisionCount },
+        ctx,
+      );
       return undefined;
     }
     const view = deploymentView(d);
@@ -110,7 +124,8 @@ export class BasicDeploymentReconciler implements Reconciler {
     } else if (view.strategy.type === 'Recreate') {
       const step = planRecreate(view, newSet && setView(newSet), oldSets.map(setView));
       if (step.step === 'create-new') {
-        newSet = await this.createNewSet(d, oldSets, step.replicas, ctx);
+        newSet = await this.createNewSet(d, oldSets, step.replicas, collisionCount, ctx);
+        if (!newSet) return this.collided(d, sets, ctx);
         createdNewSet = true;
       } else {
         await this.apply(d, sets, step.actions, ctx);
@@ -118,30 +133,35 @@ export class BasicDeploymentReconciler implements Reconciler {
     } else {
       if (!newSet) {
         const replicas = newReplicaSetReplicas(view, undefined, oldSets.map(setView));
-        newSet = await this.createNewSet(d, oldSets, replicas, ctx);
+        newSet = await this.createNewSet(d, oldSets, replicas, collisionCount, ctx);
+        if (!newSet) return this.collided(d, sets, ctx);
         createdNewSet = true;
       } else {
         const step = planRollingUpdate(view, setView(newSet), oldSets.map(setView));
         await this.apply(d, sets, step.actions, ctx);
       }
     }
-    if (newSet) newSet = await this.syncRevision(d, newSet, oldSets);
+    if (newSet) {
+      newSet = await this.syncNewSet(d, newSet, oldSets);
+      await this.syncDeploymentRevision(d, newSet, ctx);
+    }
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
-    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet }, ctx);
-    if (status.ready) await this.cleanupHistory(d, oldSets, ctx);
-    const wait = progressDeadlineRequeueAfter(
+    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet, collisionCount }, ctx);
+    // History is trimmed once a rollout is complete, and while paused (upstream sync()), never mid-rollout.
+    if (status.ready || view.paused) await this.cleanupHistory(d, oldSets, ctx);
+    const deadline = progressDeadlineRequeue(
       {
         progressDeadlineSeconds: d.spec.progressDeadlineSeconds ?? 600,
         progressingReason: status.conditions?.find((c) => c.type === 'Progressing')?.reason,
         lastProgressTime: status.lastProgressTime,
+        paused: view.paused === true,
+        complete: status.ready === true,
       },
-      status.ready === true,
       Date.now(),
     );
-    const after = Math.min(wait ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
-    return Number.isFinite(after) ? { requeueAfterMs: Math.max(after, 1) } : undefined;
+    return requeueFor(deadline, hold);
   }
 
   private validate(d: BasicDeployment): string | undefined {
@@ -157,37 +177,71 @@ export class BasicDeploymentReconciler implements Reconciler {
     return problems.length > 0 ? `invalid spec: ${problems.join('; ')}` : undefined;
   }
 
-  /** Sets this deployment controls, adopting orphans that match its selector. */
-  private async claimSets(d: BasicDeployment): Promise<BasicReplicaSet[]> {
-    const uid = d.metadata.uid ?? '';
-    const owned = this.deps.sets.byOwner(uid).filter((s) => controllerRefOf(s)?.uid === uid);
+  /**
+   * Sets this deployment controls, after adopting matching orphans and releasing its sets that
+   * stopped matching (see claim.ts); undefined when a fresh read shows the deployment gone, replaced
+   * or being deleted.
+   */
+  private async claim(d: BasicDeployment, ctx: ReconcileContext): Promise<BasicReplicaSet[] | undefined> {
+    const { client, sets } = this.deps;
+    const candidates = new Map<string, BasicReplicaSet>();
+    for (const set of sets.byOwner(d.metadata.uid ?? '')) candidates.set(set.metadata.uid ?? '', set);
     // The selector goes to the cache's label index: listing the whole namespace made each reconcile
     // scan every set, quadratic in the number of deployments.
-    // No selector (the schema forbids it; validate() reports it) adopts nothing.
-    const orphans = d.spec.selector
-      ? this.deps.sets
-          .list({ namespace: d.metadata.namespace, selector: d.spec.selector })
-          .filter((s) => !controllerRefOf(s) && !isBeingDeleted(s))
-      : [];
-    for (const orphan of orphans) {
-      try {
-        owned.push(await adopt(this.deps.client, BASIC_REPLICA_SET, orphan, d, BASIC_DEPLOYMENT));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+    if (selectsAnything(d.spec.selector)) {
+      for (const set of sets.list({ namespace: d.metadata.namespace, selector: d.spec.selector })) {
+        candidates.set(set.metadata.uid ?? '', set);
       }
     }
-    return owned.filter((s) => !isBeingDeleted(s));
+    const claimed = await claimSets(d, [...candidates.values()], {
+      ownerStillAdopts: async () => {
+        try {
+          const fresh = await client.get<BasicDeployment>(
+            BASIC_DEPLOYMENT,
+            d.metadata.namespace,
+            d.metadata.name ?? '',
+            ctx.signal,
+          );
+          return fresh.metadata.uid === d.metadata.uid && !isBeingDeleted(fresh);
+        } catch (err) {
+          if (isNotFound(err)) return false;
+          throw err;
+        }
+      },
+      adopt: async (set) => {
+        try {
+          const adopted = await adopt(client, BASIC_REPLICA_SET, set, d, BASIC_DEPLOYMENT);
+          ctx.log.info('adopted orphan BasicReplicaSet', { set: set.metadata.name });
+          return adopted;
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+      release: async (set) => {
+        ctx.log.info('releasing BasicReplicaSet that no longer matches the selector', {
+          set: set.metadata.name,
+        });
+        await release(client, BASIC_REPLICA_SET, set, d);
+      },
+    });
+    return claimed?.filter((s) => !isBeingDeleted(s));
   }
 
+  /**
+   * Creates the set for the current template; undefined when its name is taken by a set of another
+   * template (a hash collision): the collision count is then bumped, so the next attempt hashes to
+   * another name (upstream getNewReplicaSet).
+   */
   private async createNewSet(
     d: BasicDeployment,
     oldSets: BasicReplicaSet[],
     replicas: number,
+    collisionCount: number | undefined,
     ctx: ReconcileContext,
-  ) {
+  ): Promise<BasicReplicaSet | undefined> {
     const revision = maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))) + 1;
-    const collisionCount = d.status?.collisionCount ?? 0;
-    const hash = computeTemplateHash(d.spec.template, collisionCount);
+    const hash = computeTemplateHash(d.spec.template, collisionCount ?? 0);
     const desired = newSetFor(d, hash, replicas, revision);
     desired.metadata.annotations![MAX_REPLICAS_ANNOTATION] = String(
       recordedReplicaValues(deploymentView(d)).maxReplicas,
@@ -205,56 +259,91 @@ export class BasicDeploymentReconciler implements Reconciler {
       return created;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
-      // Same name, different template (a hash collision): bump collisionCount so the next hash differs.
       const existing = await this.deps.client.get<BasicReplicaSet>(
         BASIC_REPLICA_SET,
         d.metadata.namespace,
         desired.metadata.name ?? '',
       );
+      // Ours, with this template: the cache had not seen it yet.
       if (controllerRefOf(existing)?.uid === d.metadata.uid && findNewSet(d, [existing])) return existing;
-      await this.deps.client.patch(
-        BASIC_DEPLOYMENT,
-        d.metadata.namespace,
-        d.metadata.name ?? '',
-        'merge',
-        { status: { collisionCount: collisionCount + 1 } },
-        { subresource: 'status' },
-      );
-      throw new Error(
-        `BasicReplicaSet name ${desired.metadata.name} collides with another template; retrying with collisionCount ${collisionCount + 1}`,
-      );
+      const next = this.collisions.bump(d, collisionCount ?? 0);
+      ctx.log.info('BasicReplicaSet name collides with another template; bumping collisionCount', {
+        set: desired.metadata.name,
+        collisionCount: next,
+      });
+      return undefined;
     }
   }
 
-  /** A set reused by a rollback becomes the newest revision. */
-  private async syncRevision(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
-    const others = oldSets.filter((s) => s.metadata.uid !== newSet.metadata.uid);
-    const wanted = Math.max(
-      revisionOf(newSet),
-      maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1,
+  /**
+   * After a hash collision: reports the bumped collisionCount through the status (the status writer
+   * is its only writer, so no other status write can take it back) and retries with backoff.
+   */
+  private collided(d: BasicDeployment, sets: BasicReplicaSet[], ctx: ReconcileContext): Result {
+    this.writeStatus(
+      d,
+      {
+        newSet: undefined,
+        allSets: sets,
+        createdNewSet: false,
+        collisionCount: this.collisions.current(d),
+      },
+      ctx,
     );
-    if (others.length === 0 || revisionOf(newSet) >= wanted) return newSet;
+    return { requeue: true };
+  }
+
+  /**
+   * Brings the existing new set in line with the deployment (upstream getNewReplicaSet): copied
+   * annotations, minReadySeconds, and its revision: a set reused by a rollback becomes the newest.
+   * The write carries the resourceVersion read.
+   */
+  private async syncNewSet(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
+    const others = oldSets.filter((s) => s.metadata.uid !== newSet.metadata.uid);
+    const revision = maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1;
+    const update = newSetUpdate(d, newSet, revision);
+    if (!update) return newSet;
     const updated = await this.deps.client.patch<BasicReplicaSet>(
       BASIC_REPLICA_SET,
       newSet.metadata.namespace,
       newSet.metadata.name ?? '',
       'merge',
       {
-        metadata: {
-          annotations: { [REVISION_ANNOTATION]: String(wanted) },
-          resourceVersion: newSet.metadata.resourceVersion,
-        },
+        metadata: { annotations: update.annotations, resourceVersion: newSet.metadata.resourceVersion },
+        ...(update.minReadySeconds === undefined
+          ? {}
+          : { spec: { minReadySeconds: update.minReadySeconds } }),
       },
     );
-    this.deps.events.event(
-      d,
-      'Normal',
-      'DeploymentRollback',
-      'Rollback',
-      `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${wanted})`,
-      eventOptions,
-    );
+    const rolledBack = update.annotations[REVISION_ANNOTATION];
+    if (rolledBack !== undefined && revisionOf(newSet) > 0) {
+      this.deps.events.event(
+        d,
+        'Normal',
+        'DeploymentRollback',
+        'Rollback',
+        `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${rolledBack})`,
+        eventOptions,
+      );
+    }
     return updated;
+  }
+
+  /**
+   * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), as
+   * `kubectl rollout history` reads it from a Deployment. Only this one key is written.
+   */
+  private async syncDeploymentRevision(d: BasicDeployment, newSet: BasicReplicaSet, ctx: ReconcileContext) {
+    const revision = String(revisionOf(newSet));
+    if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
+    await this.deps.client.patch(
+      BASIC_DEPLOYMENT,
+      d.metadata.namespace,
+      d.metadata.name ?? '',
+      'merge',
+      { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
+      { signal: ctx.signal },
+    );
   }
 
   /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */

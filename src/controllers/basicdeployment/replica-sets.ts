@@ -5,8 +5,6 @@ import {
   BASIC_REPLICA_SET,
   type BasicDeployment,
   type BasicReplicaSet,
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../apis/index.ts';
@@ -18,6 +16,51 @@ import type { DeploymentView, ReplicaSetView } from './logic/types.ts';
 /** Recorded on each set when it is scaled, for proportional scaling (upstream's desired-/max-replicas). */
 export const DESIRED_REPLICAS_ANNOTATION = `${APPS_GROUP}/desired-replicas`;
 export const MAX_REPLICAS_ANNOTATION = `${APPS_GROUP}/max-replicas`;
+
+/** Annotations of the deployment never copied to its sets (upstream annotationsToSkip). */
+const ANNOTATIONS_NOT_COPIED: ReadonlySet<string> = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  REVISION_ANNOTATION,
+  DESIRED_REPLICAS_ANNOTATION,
+  MAX_REPLICAS_ANNOTATION,
+]);
+
+/** The deployment's annotations a set carries (upstream copyDeploymentAnnotationsToReplicaSet). */
+export function copiedAnnotations(d: BasicDeployment): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(d.metadata.annotations ?? {}).filter(([key]) => !ANNOTATIONS_NOT_COPIED.has(key)),
+  );
+}
+
+/** What the existing new set lacks (upstream getNewReplicaSet on an existing set). */
+export interface NewSetUpdate {
+  /** Annotations to add or overwrite: the deployment's copied ones, and the revision if it rises. */
+  annotations: Record<string, string>;
+  /** spec.minReadySeconds, when the deployment's differs. */
+  minReadySeconds?: number;
+}
+
+/**
+ * The changes that bring the existing new set in line with the deployment: its annotations (copied
+ * ones are added or overwritten, never removed, as upstream), its revision when `revision` is higher
+ * (a rollback makes a reused set the newest), and minReadySeconds. Undefined when nothing changes.
+ */
+export function newSetUpdate(
+  d: BasicDeployment,
+  set: BasicReplicaSet,
+  revision: number,
+): NewSetUpdate | undefined {
+  const current = set.metadata.annotations ?? {};
+  const annotations: Record<string, string> = {};
+  for (const [key, value] of Object.entries(copiedAnnotations(d))) {
+    if (current[key] !== value) annotations[key] = value;
+  }
+  if (revisionOf(set) < revision) annotations[REVISION_ANNOTATION] = String(revision);
+  const minReadySeconds = d.spec.minReadySeconds ?? 0;
+  const update: NewSetUpdate = { annotations };
+  if ((set.spec.minReadySeconds ?? 0) !== minReadySeconds) update.minReadySeconds = minReadySeconds;
+  return Object.keys(annotations).length > 0 || update.minReadySeconds !== undefined ? update : undefined;
+}
 
 export function deploymentView(d: BasicDeployment): DeploymentView {
   return {
@@ -81,6 +124,10 @@ export function findNewSet(
   )[0];
 }
 
+/**
+ * The BasicReplicaSet for `d`'s template: it carries exactly the template's labels plus the
+ * pod-template-hash (as upstream's getNewReplicaSet), never a label of ours that could overwrite a user's.
+ */
 export function newSetFor(
   d: BasicDeployment,
   hash: string,
@@ -97,9 +144,9 @@ export function newSetFor(
       labels: {
         ...(d.spec.template.metadata?.labels ?? {}),
         [POD_TEMPLATE_HASH_LABEL]: hash,
-        [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
       },
       annotations: {
+        ...copiedAnnotations(d),
         [REVISION_ANNOTATION]: String(revision),
         [DESIRED_REPLICAS_ANNOTATION]: String(view.replicas),
       },

@@ -1,12 +1,13 @@
 import type { BasicDeployment, BasicDeploymentStatus, BasicReplicaSet, Condition } from '../../apis/index.ts';
 import { selectorToString } from '../../runtime/labels.ts';
-import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, removeCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { minAvailable } from './logic/fenceposts.ts';
 import {
   type DeploymentStatusCounts,
   deploymentComplete,
   deploymentProgressing,
   deploymentTimedOut,
+  hasProgressDeadline,
   ProgressReason,
 } from './logic/progress.ts';
 import { deploymentView } from './replica-sets.ts';
@@ -17,6 +18,8 @@ export interface RolloutFacts {
   /** A new set was created in this reconcile. */
   createdNewSet: boolean;
   invalid?: string;
+  /** status.collisionCount to report (see CollisionCounts); undefined while there never was a collision. */
+  collisionCount?: number;
 }
 
 function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts {
@@ -29,6 +32,25 @@ function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts
     availableReplicas: sum((s) => s.status?.availableReplicas),
     observedGeneration: d.metadata.generation,
   };
+}
+
+function specReplicas(sets: readonly BasicReplicaSet[]): number {
+  return sets.reduce((n, s) => n + (s.spec.replicas ?? 1), 0);
+}
+
+/**
+ * The ReplicaFailure condition to show (upstream getReplicaFailures): the new set's, else the first
+ * one an old set reports; undefined when no set reports one.
+ */
+function replicaFailure(facts: RolloutFacts): Condition | undefined {
+  const of = (s: BasicReplicaSet | undefined) => findCondition(s?.status?.conditions, 'ReplicaFailure');
+  const fromNew = of(facts.newSet);
+  if (fromNew) return fromNew;
+  for (const s of facts.allSets) {
+    const c = of(s);
+    if (c) return c;
+  }
+  return undefined;
 }
 
 /**
@@ -87,7 +109,10 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
   if (facts.invalid) {
     setProgress('False', 'InvalidSpec', facts.invalid);
   } else if (view.paused) {
-    setProgress('Unknown', ProgressReason.DeploymentPaused, 'Deployment is paused');
+    // A reported lack of progress stays (upstream checkPausedConditions): pausing does not hide it.
+    if (progressing?.reason !== ProgressReason.ProgressDeadlineExceeded) {
+      setProgress('Unknown', ProgressReason.DeploymentPaused, 'Deployment is paused');
+    }
   } else if (complete) {
     if (progressing?.reason !== ProgressReason.NewReplicaSetAvailable) lastProgressTime = at.toISOString();
     setProgress(
@@ -99,11 +124,17 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     setProgress('True', ProgressReason.NewReplicaSetCreated, `Created new BasicReplicaSet "${setName}"`);
     lastProgressTime = at.toISOString();
   } else if (
-    deploymentProgressing(previous, next) ||
-    progressing === undefined ||
-    progressing.reason === ProgressReason.DeploymentPaused
+    progressing?.reason === ProgressReason.NewReplicaSetAvailable &&
+    next.replicas === next.updatedReplicas
   ) {
+    // A finished rollout that is scaled or loses a pod is not a new rollout: Progressing stays
+    // NewReplicaSetAvailable (upstream syncRolloutStatus's isCompleteDeployment).
+  } else if (deploymentProgressing(previous, next) || progressing === undefined) {
     setProgress('True', ProgressReason.ReplicaSetUpdated, `BasicReplicaSet "${setName}" is progressing.`);
+    lastProgressTime = at.toISOString();
+  } else if (progressing.reason === ProgressReason.DeploymentPaused) {
+    // Resumed: the deadline counts again from now (upstream checkPausedConditions).
+    setProgress('Unknown', ProgressReason.DeploymentResumed, 'Deployment is resumed');
     lastProgressTime = at.toISOString();
   } else if (
     deploymentTimedOut(
@@ -121,6 +152,27 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
       `BasicReplicaSet "${setName}" has timed out progressing.`,
     );
   }
+
+  // Without a deadline there is no Progressing condition at all (upstream syncRolloutStatus).
+  if (!facts.invalid && !hasProgressDeadline(d.spec.progressDeadlineSeconds ?? 600)) {
+    conditions = removeCondition(conditions, 'Progressing');
+  }
+
+  const failure = replicaFailure(facts);
+  conditions = failure
+    ? setCondition(
+        conditions,
+        {
+          type: 'ReplicaFailure',
+          status: failure.status,
+          reason: failure.reason,
+          message: failure.message,
+          observedGeneration: generation,
+          lastTransitionTime: failure.lastTransitionTime,
+        },
+        at,
+      )
+    : removeCondition(conditions, 'ReplicaFailure');
 
   conditions = setCondition(
     conditions,
@@ -148,9 +200,10 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     updatedReplicas: next.updatedReplicas,
     readyReplicas: next.readyReplicas,
     availableReplicas: next.availableReplicas,
-    unavailableReplicas: Math.max(0, desired - next.availableReplicas),
+    // As upstream calculateStatus: the replicas the sets want (spec) minus the available ones.
+    unavailableReplicas: Math.max(0, specReplicas(facts.allSets) - next.availableReplicas),
     selector: selectorToString(d.spec.selector),
-    collisionCount: d.status?.collisionCount,
+    collisionCount: facts.collisionCount,
     lastProgressTime,
     conditions,
   };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import {
   BASIC_DEPLOYMENT,
@@ -10,6 +10,7 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
+import { computeTemplateHash } from '../../../src/controllers/basicdeployment/logic/template-hash.ts';
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -73,6 +74,13 @@ describe('BasicDeployment controller', () => {
       },
       { timeoutMs },
     );
+  /** controller_runtime_reconcile_total of this controller, all results. */
+  const reconciles = async () => {
+    const metric = await suite!.manager.registry.getSingleMetric('controller_runtime_reconcile_total')?.get();
+    return (metric?.values ?? [])
+      .filter((v) => v.labels.controller === 'basicdeployment')
+      .reduce((n, v) => n + v.value, 0);
+  };
   const setImage = (name: string, image: string) =>
     client.patch(BASIC_DEPLOYMENT, ns, name, 'json', [
       { op: 'replace', path: '/spec/template/spec/containers/0/image', value: image },
@@ -183,6 +191,107 @@ describe('BasicDeployment controller', () => {
     );
   });
 
+  it('switches to Recreate with kubectl apply (the defaulted rollingUpdate stays and is ignored)', async () => {
+    const info = await testCluster();
+    const apply = (manifest: BasicDeployment) =>
+      runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, 'apply', '-f', '-'], {
+        input: JSON.stringify(manifest),
+      });
+    // No strategy: the API server defaults RollingUpdate with rollingUpdate 25%/25%.
+    await apply(deployment(ns, 'switch', { replicas: 2 }));
+    await ready('switch', 2);
+    // kubectl apply sends a JSON merge patch for a custom resource: {spec: {strategy: {type: Recreate}}}
+    // plus the new template; the stored rollingUpdate is not in it, so it stays.
+    const switched = deployment(ns, 'switch', { replicas: 2, strategy: { type: 'Recreate' } });
+    switched.spec.template.spec.containers[0]!.image = 'registry.k8s.io/pause:3.9';
+    let overlap = 0;
+    const watcher = new PodWatcher(client, ns, 'app=switch', (pods) => {
+      if (new Set(pods.map((p) => p.spec?.containers[0]?.image)).size > 1) overlap++;
+    });
+    await waitFor('the watcher to list', () => watcher.pods.size >= 2);
+    await apply(switched);
+    const stored = await get('switch');
+    assert.equal(stored.spec.strategy?.type, 'Recreate');
+    await ready('switch', 2, 120_000);
+    await watcher.stop();
+    assert.equal(overlap, 0, 'the rollout was a Recreate: old and new pods never coexisted');
+  });
+
+  it('a set name taken by another template bumps collisionCount and rolls out under the next hash', async () => {
+    const d = deployment(ns, 'collide', { replicas: 1 });
+    const taken = `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 0)}`;
+    // Someone else's set under that name: other labels (so it is not adopted), another template.
+    await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      apiVersion: BASIC_REPLICA_SET.apiVersion,
+      kind: BASIC_REPLICA_SET.kind,
+      metadata: { name: taken, namespace: ns, labels: { app: 'squatter' } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'squatter' } },
+        template: {
+          metadata: { labels: { app: 'squatter' } },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
+        },
+      },
+    });
+    await client.create(BASIC_DEPLOYMENT, d);
+    const done = await ready('collide', 1);
+    assert.equal(done.status?.collisionCount, 1);
+    const [own] = await sets('collide');
+    assert.equal(
+      own?.metadata.name,
+      `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 1)}`,
+    );
+    const squatter = await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, taken);
+    assert.equal(squatter.metadata.ownerReferences, undefined, 'the other set is left alone');
+  });
+
+  it('adopts an orphan set created later that its selector matches, and releases a set whose labels stop matching', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
+    await ready('claim', 1);
+    const [own] = await sets('claim');
+    // Let any requeue of the rollout (a held-back status write waits up to 5 s) pass first.
+    await new Promise((r) => setTimeout(r, 6000));
+    // An orphan whose labels the deployment's selector matches: the deployment is idle, so only a
+    // watch on sets can wake it.
+    const labels = { app: 'claim', extra: 'orphan' };
+    await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      apiVersion: BASIC_REPLICA_SET.apiVersion,
+      kind: BASIC_REPLICA_SET.kind,
+      metadata: { name: 'claim-orphan', namespace: ns, labels },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
+        },
+      },
+    });
+    await waitFor(
+      'the orphan to be adopted',
+      async () =>
+        (await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, 'claim-orphan')).metadata
+          .ownerReferences?.[0]?.name === 'claim',
+      { timeoutMs: 20_000 },
+    );
+    // The deployment's current set stops matching its selector: it is released (the deployment then
+    // makes a new set for its template).
+    await client.patch(BASIC_REPLICA_SET, ns, own!.metadata.name!, 'merge', {
+      metadata: { labels: { app: 'released' } },
+    });
+    await waitFor(
+      'the set to be released',
+      async () => {
+        const released = await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, own!.metadata.name!);
+        return (released.metadata.ownerReferences ?? []).length === 0;
+      },
+      { timeoutMs: 20_000 },
+    );
+    await ready('claim', 1, 60_000);
+    assert.ok(!(await sets('claim')).some((s) => s.metadata.uid === own!.metadata.uid));
+  });
+
   it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'rb', { replicas: 2 }));
     await ready('rb', 2);
@@ -206,6 +315,32 @@ describe('BasicDeployment controller', () => {
       await ready('hist', 1);
     }
     await waitFor('old sets beyond the limit to be deleted', async () => (await sets('hist')).length === 2);
+  });
+
+  it('trims history while paused, even with a template change waiting', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'hist-paused', { replicas: 1 }));
+    await ready('hist-paused', 1);
+    await setImage('hist-paused', 'registry.k8s.io/pause:3.9');
+    await ready('hist-paused', 1);
+    assert.equal((await sets('hist-paused')).length, 2);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', {
+      spec: {
+        paused: true,
+        revisionHistoryLimit: 0,
+        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.8' }] } },
+      },
+    });
+    const [left] = await waitFor('the old set at 0 replicas to be deleted', async () => {
+      const all = await sets('hist-paused');
+      return all.length === 1 ? all : undefined;
+    });
+    assert.equal(
+      left?.spec.template.spec.containers[0]?.image,
+      'registry.k8s.io/pause:3.9',
+      'the running set stays',
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', { spec: { paused: false } });
+    await ready('hist-paused', 1);
   });
 
   it('pauses: template changes wait, scaling still applies', async () => {
@@ -233,6 +368,126 @@ describe('BasicDeployment controller', () => {
     await ready('pause', 3);
     assert.ok(
       (await livePods('pause')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
+    );
+  });
+
+  it("a set carries the template's labels as they are (a user's managed-by: Helm stays) plus the hash", async () => {
+    const labels = { app: 'helm', 'app.kubernetes.io/managed-by': 'Helm' };
+    // No replicas: this test is about the set; the pods' labels are the BasicReplicaSet tests' job.
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'helm', {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      }),
+    );
+    const [set] = await waitFor('the set', async () => {
+      const all = await sets('helm');
+      return all.length > 0 ? all : undefined;
+    });
+    const hash = set!.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+    assert.ok(hash);
+    const expected = { ...labels, [POD_TEMPLATE_HASH_LABEL]: hash };
+    assert.deepEqual(set!.metadata.labels, expected);
+    assert.deepEqual(set!.spec.template.metadata?.labels, expected);
+    assert.deepEqual(set!.spec.selector.matchLabels, expected);
+    await ready('helm', 0);
+  });
+
+  it('keeps the current set in line (minReadySeconds, annotations) and records its revision on the deployment', async () => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'insync', { replicas: 1 }));
+    await ready('insync', 1);
+    await waitFor(
+      'revision 1 on the deployment',
+      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '1',
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', { spec: { minReadySeconds: 2 } });
+    await waitFor(
+      'the set to take minReadySeconds 2',
+      async () => (await sets('insync'))[0]?.spec.minReadySeconds === 2,
+    );
+    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', {
+      metadata: { annotations: { team: 'payments' } },
+    });
+    await waitFor(
+      'the set to carry the annotation',
+      async () => (await sets('insync'))[0]?.metadata.annotations?.team === 'payments',
+    );
+    assert.equal((await sets('insync')).length, 1, 'neither change makes a new set');
+    await setImage('insync', 'registry.k8s.io/pause:3.9');
+    await ready('insync', 1);
+    await waitFor(
+      'revision 2 on the deployment',
+      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '2',
+    );
+  });
+
+  it('a paused deployment past its progress deadline does not reconcile in a loop', async (t) => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'idle', { replicas: 1, progressDeadlineSeconds: 5 }),
+    );
+    await ready('idle', 1);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', {
+      spec: {
+        paused: true,
+        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] } },
+      },
+    });
+    const paused = await waitFor('the paused status of the latest generation', async () => {
+      const d = await get('idle');
+      return d.status?.observedGeneration === d.metadata.generation &&
+        d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
+        ? d
+        : undefined;
+    });
+    // The deadline counts from the last progress (the first rollout's end): let it pass, then count.
+    const deadline = Date.parse(paused.status?.lastProgressTime ?? '') + 5000;
+    assert.ok(Number.isFinite(deadline), 'lastProgressTime is set');
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline + 1000 - Date.now())));
+    const before = await reconciles();
+    await new Promise((r) => setTimeout(r, 10_000));
+    const spent = (await reconciles()) - before;
+    t.diagnostic(`reconciles in the 10 s after the deadline, while paused: ${spent}`);
+    assert.ok(spent < 30, `at most a few reconciles in 10 s past the deadline while paused, saw ${spent}`);
+    assert.equal((await sets('idle')).length, 1, 'no new set while paused');
+    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', { spec: { paused: false } });
+    await ready('idle', 1);
+  });
+
+  it("shows a set's ReplicaFailure (pods the API server refuses) and removes it once pods are created again", async () => {
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'refused', {
+        replicas: 1,
+        template: {
+          metadata: { labels: { app: 'refused' } },
+          // The pod spec is passed through to the API server, which refuses this port.
+          spec: {
+            containers: [
+              { name: 'app', image: 'registry.k8s.io/pause:3.10', ports: [{ containerPort: 70000 }] },
+            ],
+          },
+        },
+      }),
+    );
+    const failed = await waitFor('ReplicaFailure on the deployment', async () => {
+      const c = (await get('refused')).status?.conditions?.find((x) => x.type === 'ReplicaFailure');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(failed.reason, 'FailedCreate');
+    assert.match(failed.message, /70000|containerPort/);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'refused', 'json', [
+      { op: 'remove', path: '/spec/template/spec/containers/0/ports' },
+    ]);
+    await ready('refused', 1);
+    await waitFor(
+      'ReplicaFailure to be removed',
+      async () => !(await get('refused')).status?.conditions?.some((x) => x.type === 'ReplicaFailure'),
     );
   });
 
@@ -291,12 +546,6 @@ describe('BasicDeployment controller', () => {
         'bad-percent',
         { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'lots' } } },
         /maxSurge/,
-      ));
-    it('Recreate takes no rollingUpdate', () =>
-      rejects(
-        'bad-recreate',
-        { strategy: { type: 'Recreate', rollingUpdate: { maxSurge: 1 } } },
-        /Recreate|rollingUpdate/,
       ));
     it('the selector is immutable', async () => {
       await client.create(BASIC_DEPLOYMENT, deployment(ns, 'immutable', { replicas: 0 }));

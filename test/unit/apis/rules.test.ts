@@ -118,7 +118,6 @@ describe('rule violations of typed objects', () => {
       `spec.selector.matchExpressions[0]: ${RULES.selectorRequirementValues.message}`,
       `spec.selector: ${RULES.selectorMatchesTemplate.message}`,
       `spec.progressDeadlineSeconds: ${RULES.progressDeadlineExceedsMinReady.message}`,
-      `spec.strategy.rollingUpdate: ${RULES.recreateHasNoRollingUpdate.message}`,
       `spec.strategy.rollingUpdate: ${RULES.surgeOrUnavailableNonZero.message}`,
     ]);
     assert.deepEqual(basicReplicaSetRuleViolations(edited(basicReplicaSet(), { 'spec.selector': {} })), [

@@ -59,6 +59,8 @@ describe('validators accept valid objects', () => {
   it('with every strategy form the schema allows', () => {
     for (const strategy of [
       { type: 'Recreate' },
+      // Left over from a switch to Recreate by a merge patch (kubectl apply): accepted and ignored.
+      { type: 'Recreate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
       {},
       { rollingUpdate: {} },
       { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
@@ -291,11 +293,6 @@ describe('validators check the CEL rules, with the CRD messages', () => {
           edited(basicDeployment(), { 'spec.strategy.rollingUpdate': { maxSurge: 0, maxUnavailable: '0%' } }),
         ),
       ['spec.strategy.rollingUpdate: maxSurge and maxUnavailable must not both be zero'],
-    ],
-    [
-      'Recreate with rollingUpdate',
-      () => validateBasicDeployment(edited(basicDeployment(), { 'spec.strategy.type': 'Recreate' })),
-      ['spec.strategy.rollingUpdate: rollingUpdate must not be set when type is Recreate'],
     ],
     [
       'a progress deadline not above minReadySeconds',

@@ -71,11 +71,11 @@ describe('deployment fencepost helpers', () => {
   it('give no unavailability budget at 0 replicas', () => {
     assert.equal(maxUnavailable(rolling(0, '25%', '25%')), 0);
   });
-  it('are all 0 for Recreate', () => {
+  it('give Recreate no surge and no unavailability: every replica must be available', () => {
     const d = recreate(5);
     assert.equal(maxSurge(d), 0);
     assert.equal(maxUnavailable(d), 0);
-    assert.equal(minAvailable(d), 0);
+    assert.equal(minAvailable(d), 5);
     assert.equal(maxTotalReplicas(d), 5);
   });
   it('use the 25% defaults when rollingUpdate is missing', () => {

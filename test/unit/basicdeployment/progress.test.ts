@@ -6,7 +6,8 @@ import {
   deploymentProgressing,
   deploymentTimedOut,
   ProgressReason,
-  progressDeadlineRequeueAfter,
+  progressDeadlineRequeue,
+  requeueFor,
 } from '../../../src/controllers/basicdeployment/logic/progress.ts';
 
 const counts = (
@@ -115,32 +116,72 @@ describe('deploymentTimedOut', () => {
   });
 });
 
-describe('progressDeadlineRequeueAfter', () => {
-  const base = { progressDeadlineSeconds: 600, progressingReason: 'ReplicaSetUpdated', lastProgressTime: 0 };
+describe('progressDeadlineRequeue', () => {
+  const base = {
+    progressDeadlineSeconds: 600,
+    progressingReason: 'ReplicaSetUpdated',
+    lastProgressTime: 0,
+    paused: false,
+    complete: false,
+  };
+  const none = { kind: 'none' };
   it('requeues one second after the deadline', () => {
-    assert.equal(progressDeadlineRequeueAfter(base, false, 3 * 60_000), 7 * 60_000 + 1000);
+    assert.deepEqual(progressDeadlineRequeue(base, 3 * 60_000), { kind: 'after', ms: 7 * 60_000 + 1000 });
+    for (const reason of ['NewReplicaSetCreated', 'FoundNewReplicaSet', 'DeploymentResumed']) {
+      assert.deepEqual(progressDeadlineRequeue({ ...base, progressingReason: reason }, 0), {
+        kind: 'after',
+        ms: 601_000,
+      });
+    }
   });
-  it('requeues at once when the deadline is less than a second away', () => {
-    assert.equal(progressDeadlineRequeueAfter(base, false, 600_000 - 500), 0);
-    assert.equal(progressDeadlineRequeueAfter(base, false, 700_000), 0);
+  it('requeues rate-limited (backing off), never at once, when less than a second is left', () => {
+    assert.deepEqual(progressDeadlineRequeue(base, 600_000 - 500), { kind: 'rate-limited' });
+    assert.deepEqual(progressDeadlineRequeue(base, 700_000), { kind: 'rate-limited' });
   });
-  it('does not requeue without a deadline or condition, when complete, or once timed out', () => {
-    assert.equal(
-      progressDeadlineRequeueAfter({ ...base, progressDeadlineSeconds: undefined }, false, 0),
-      undefined,
+  it('does not requeue without a deadline, a condition or a progress time, or when complete', () => {
+    assert.deepEqual(progressDeadlineRequeue({ ...base, progressDeadlineSeconds: undefined }, 0), none);
+    assert.deepEqual(progressDeadlineRequeue({ ...base, progressDeadlineSeconds: 2147483647 }, 0), none);
+    assert.deepEqual(progressDeadlineRequeue({ ...base, progressingReason: undefined }, 0), none);
+    assert.deepEqual(progressDeadlineRequeue({ ...base, lastProgressTime: undefined }, 0), none);
+    assert.deepEqual(progressDeadlineRequeue({ ...base, complete: true }, 700_000), none);
+  });
+  it('a paused deployment never requeues for its deadline, even long after it passed', () => {
+    assert.deepEqual(progressDeadlineRequeue({ ...base, paused: true }, 0), none);
+    assert.deepEqual(
+      progressDeadlineRequeue({ ...base, paused: true, progressingReason: 'DeploymentPaused' }, 10_000_000),
+      none,
     );
-    assert.equal(
-      progressDeadlineRequeueAfter({ ...base, progressingReason: undefined }, false, 0),
-      undefined,
+    // A stale paused condition on a resumed deployment (the status lags the spec) neither.
+    assert.deepEqual(
+      progressDeadlineRequeue({ ...base, progressingReason: 'DeploymentPaused' }, 10_000_000),
+      none,
     );
-    assert.equal(progressDeadlineRequeueAfter(base, true, 0), undefined);
-    assert.equal(
-      progressDeadlineRequeueAfter(
-        { ...base, progressingReason: ProgressReason.ProgressDeadlineExceeded },
-        false,
-        0,
-      ),
-      undefined,
-    );
+  });
+  it('does not requeue for reasons the deadline never changes', () => {
+    for (const reason of [
+      ProgressReason.ProgressDeadlineExceeded,
+      ProgressReason.NewReplicaSetAvailable, // e.g. a complete deployment that lost a pod later
+      'InvalidSpec',
+    ]) {
+      assert.deepEqual(
+        progressDeadlineRequeue({ ...base, progressingReason: reason }, 10_000_000),
+        none,
+        reason,
+      );
+    }
+  });
+});
+
+describe('requeueFor', () => {
+  it('never asks for an immediate requeue', () => {
+    assert.deepEqual(requeueFor({ kind: 'rate-limited' }, 0), { requeue: true });
+    assert.deepEqual(requeueFor({ kind: 'after', ms: 0 }, 0), { requeueAfterMs: 1 });
+    assert.equal(requeueFor({ kind: 'none' }, 0), undefined);
+  });
+  it('takes the earlier of the deadline check and a held-back status write', () => {
+    assert.deepEqual(requeueFor({ kind: 'after', ms: 9000 }, 400), { requeueAfterMs: 400 });
+    assert.deepEqual(requeueFor({ kind: 'after', ms: 300 }, 400), { requeueAfterMs: 300 });
+    assert.deepEqual(requeueFor({ kind: 'none' }, 400), { requeueAfterMs: 400 });
+    assert.deepEqual(requeueFor({ kind: 'rate-limited' }, 400), { requeueAfterMs: 400 });
   });
 });

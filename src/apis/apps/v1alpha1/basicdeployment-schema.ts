@@ -48,7 +48,9 @@ const strategySchema: JsonSchemaProps = {
     type: { type: 'string', enum: ['RollingUpdate', 'Recreate'], default: 'RollingUpdate' },
     rollingUpdate: rollingUpdateSchema,
   },
-  'x-kubernetes-validations': [RULES.recreateHasNoRollingUpdate],
+  // rollingUpdate is accepted and ignored under Recreate: a switch to Recreate by `kubectl apply` or
+  // `helm upgrade` is a JSON merge patch, which keeps the defaulted rollingUpdate (apps/v1 drops it
+  // through strategic merge's retainKeys, which custom resources do not get).
 };
 
 const specSchema: JsonSchemaProps = {

@@ -28,7 +28,7 @@ export interface RollingUpdateStrategy {
 export interface DeploymentStrategy {
   /** Default RollingUpdate. */
   type?: DeploymentStrategyType;
-  /** Only with type RollingUpdate. */
+  /** Used with type RollingUpdate; accepted and ignored with Recreate. */
   rollingUpdate?: RollingUpdateStrategy;
 }
 
@@ -50,7 +50,7 @@ export interface BasicDeploymentSpec {
   paused?: boolean;
 }
 
-export type BasicDeploymentConditionType = 'Available' | 'Progressing' | 'Ready';
+export type BasicDeploymentConditionType = 'Available' | 'Progressing' | 'Ready' | 'ReplicaFailure';
 
 export interface BasicDeploymentStatus {
   /** Every desired replica runs the current template and is available, and no older pod is left. */
@@ -60,6 +60,7 @@ export interface BasicDeploymentStatus {
   updatedReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
+  /** The sets' spec.replicas minus availableReplicas (upstream's formula), never negative. */
   unavailableReplicas?: number;
   /** The selector in label-query form, for the scale subresource. */
   selector?: string;

@@ -53,9 +53,12 @@ export function maxUnavailable(deployment: DeploymentView): number {
   return Math.min(fenceposts(deployment).unavailable, deployment.replicas);
 }
 
-/** Available pods a rolling update must keep at every step; 0 for Recreate. */
+/**
+ * Available pods the deployment needs to count as Available: spec.replicas - maxUnavailable, so every
+ * replica under Recreate (whose maxUnavailable is 0, as upstream's MaxUnavailable).
+ */
 export function minAvailable(deployment: DeploymentView): number {
-  return isRollingUpdate(deployment) ? deployment.replicas - maxUnavailable(deployment) : 0;
+  return deployment.replicas - maxUnavailable(deployment);
 }
 
 /** The most pods (spec.replicas summed over all sets) a deployment may have at once. */

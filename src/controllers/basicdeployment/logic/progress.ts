@@ -83,22 +83,61 @@ export function deploymentTimedOut(input: ProgressDeadlineInput, now: number): b
   return lastProgress + input.progressDeadlineSeconds! * 1000 < now;
 }
 
+/** Progressing reasons of a rollout still under way: the only ones whose deadline can still pass. */
+const DEADLINE_PENDING_REASONS: ReadonlySet<string> = new Set([
+  ProgressReason.NewReplicaSetCreated,
+  ProgressReason.FoundNewReplicaSet,
+  ProgressReason.ReplicaSetUpdated,
+  ProgressReason.DeploymentResumed,
+]);
+
+export interface DeadlineRequeueInput extends ProgressDeadlineInput {
+  /** spec.paused: a paused deployment has no deadline to watch. */
+  paused: boolean;
+  /** The rollout is complete by the status just computed (upstream DeploymentComplete on newStatus). */
+  complete: boolean;
+}
+
 /**
- * Milliseconds after which to reconcile again to check the deadline, or undefined when no check is
- * needed (upstream requeueStuckDeployment). Returns 0 when the deadline is less than a second away,
- * otherwise the time until the deadline plus one second so the check lands after it.
+ * When to reconcile again to check the progress deadline (upstream requeueStuckDeployment):
+ * - `none`: no check can change anything: no deadline or no Progressing condition; the rollout is
+ *   complete; the deployment is paused (upstream syncs paused deployments through sync(), which never
+ *   requeues for the deadline); or the condition's reason is one the deadline never flips
+ *   (ProgressDeadlineExceeded, NewReplicaSetAvailable, DeploymentPaused, InvalidSpec). Upstream requeues
+ *   a NewReplicaSetAvailable deployment that lost availability too, but its DeploymentTimedOut is
+ *   false for that reason, so the check is a no-op there.
+ * - `rate-limited`: less than a second is left (or the deadline just passed): reconcile again through
+ *   the per-item backoff, so repeated checks slow down instead of spinning.
+ * - `after`: one second past the deadline, so the check lands after it.
  */
-export function progressDeadlineRequeueAfter(
-  input: ProgressDeadlineInput,
-  complete: boolean,
-  now: number,
-): number | undefined {
-  if (!hasProgressDeadline(input.progressDeadlineSeconds) || input.progressingReason === undefined) {
-    return undefined;
+export type DeadlineRequeue = { kind: 'none' } | { kind: 'rate-limited' } | { kind: 'after'; ms: number };
+
+export function progressDeadlineRequeue(input: DeadlineRequeueInput, now: number): DeadlineRequeue {
+  if (input.paused || input.complete) return { kind: 'none' };
+  if (!hasProgressDeadline(input.progressDeadlineSeconds)) return { kind: 'none' };
+  if (input.progressingReason === undefined || !DEADLINE_PENDING_REASONS.has(input.progressingReason)) {
+    return { kind: 'none' };
   }
-  if (complete || input.progressingReason === ProgressReason.ProgressDeadlineExceeded) return undefined;
   const lastProgress = toMillis(input.lastProgressTime);
-  if (lastProgress === undefined) return undefined;
+  if (lastProgress === undefined) return { kind: 'none' };
   const remaining = lastProgress + input.progressDeadlineSeconds! * 1000 - now;
-  return remaining < 1000 ? 0 : remaining + 1000;
+  return remaining < 1000 ? { kind: 'rate-limited' } : { kind: 'after', ms: remaining + 1000 };
+}
+
+/**
+ * The reconcile's Result from the deadline check and a held-back status write (`hold` ms, 0 for
+ * none). Every requeue is bounded: a delay of at least a millisecond that only a real wait (the
+ * deadline, the hold) produces, or the queue's per-item backoff, which the controller does not reset
+ * after a rate-limited requeue.
+ */
+export function requeueFor(
+  deadline: DeadlineRequeue,
+  hold: number,
+): { requeueAfterMs: number } | { requeue: true } | undefined {
+  const after = Math.min(
+    deadline.kind === 'after' ? deadline.ms : Number.POSITIVE_INFINITY,
+    hold > 0 ? hold : Number.POSITIVE_INFINITY,
+  );
+  if (Number.isFinite(after)) return { requeueAfterMs: Math.max(1, after) };
+  return deadline.kind === 'rate-limited' ? { requeue: true } : undefined;
 }

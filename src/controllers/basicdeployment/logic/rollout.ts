@@ -12,6 +12,8 @@ export {
   validateRollingUpdate,
 } from './fenceposts.ts';
 export {
+  type DeadlineRequeue,
+  type DeadlineRequeueInput,
   type DeploymentStatusCounts,
   deploymentComplete,
   deploymentProgressing,
@@ -19,7 +21,8 @@ export {
   hasProgressDeadline,
   type ProgressDeadlineInput,
   ProgressReason,
-  progressDeadlineRequeueAfter,
+  progressDeadlineRequeue,
+  requeueFor,
 } from './progress.ts';
 export {
   findActiveOrLatest,

@@ -87,6 +87,7 @@ export function setView(set: BasicReplicaSet): ReplicaSetView {
     statusReplicas: set.status?.replicas ?? 0,
     availableReplicas: set.status?.availableReplicas ?? 0,
     activeReplicas: set.status?.activeReplicas ?? 0,
+    terminatingReplicas: set.status?.terminatingReplicas ?? 0,
     creationTimestamp: set.metadata.creationTimestamp as Date | string | undefined,
     desiredReplicas: intAnnotation(set, DESIRED_REPLICAS_ANNOTATION),
     maxReplicas: intAnnotation(set, MAX_REPLICAS_ANNOTATION),

@@ -22,9 +22,12 @@ export interface RolloutFacts {
   collisionCount?: number;
 }
 
+function sumOf(sets: readonly BasicReplicaSet[], pick: (s: BasicReplicaSet) => number | undefined): number {
+  return sets.reduce((n, s) => n + (pick(s) ?? 0), 0);
+}
+
 function counts(d: BasicDeployment, facts: RolloutFacts): DeploymentStatusCounts {
-  const sum = (pick: (s: BasicReplicaSet) => number | undefined) =>
-    facts.allSets.reduce((n, s) => n + (pick(s) ?? 0), 0);
+  const sum = (pick: (s: BasicReplicaSet) => number | undefined) => sumOf(facts.allSets, pick);
   return {
     replicas: sum((s) => s.status?.replicas),
     updatedReplicas: facts.newSet?.status?.replicas ?? 0,
@@ -73,6 +76,11 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     ? (facts.newSet.status?.observedGeneration ?? 0) >= (facts.newSet.metadata.generation ?? 0)
     : false;
   const complete = deploymentComplete(desired, generation ?? 0, next) && newSetCurrent;
+  // apps/v1 counts terminating pods apart (status.replicas leaves them out); `ready` also waits for
+  // the old template's terminating pods to be gone ("no pod of an older template is left").
+  const terminating = sumOf(facts.allSets, (s) => s.status?.terminatingReplicas);
+  const oldTerminating = terminating - (facts.newSet?.status?.terminatingReplicas ?? 0);
+  const ready = complete && oldTerminating === 0;
   let conditions: Condition[] = d.status?.conditions ?? [];
   let lastProgressTime = d.status?.lastProgressTime;
 
@@ -176,7 +184,7 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
 
   conditions = setCondition(
     conditions,
-    complete
+    ready
       ? {
           type: 'Ready',
           status: 'True',
@@ -194,7 +202,7 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     at,
   );
   return {
-    ready: complete,
+    ready,
     observedGeneration: generation,
     replicas: next.replicas,
     updatedReplicas: next.updatedReplicas,
@@ -202,6 +210,9 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     availableReplicas: next.availableReplicas,
     // As upstream calculateStatus: the replicas the sets want (spec) minus the available ones.
     unavailableReplicas: Math.max(0, specReplicas(facts.allSets) - next.availableReplicas),
+    ...(facts.allSets.some((s) => s.status?.terminatingReplicas !== undefined)
+      ? { terminatingReplicas: terminating }
+      : {}),
     selector: selectorToString(d.spec.selector),
     collisionCount: facts.collisionCount,
     lastProgressTime,

@@ -83,10 +83,12 @@ describe('planRecreate', () => {
 });
 
 describe('oldPodsRunning', () => {
-  it('looks at status.replicas and activeReplicas', () => {
+  it('looks at status.replicas, activeReplicas and terminatingReplicas', () => {
     assert.equal(oldPodsRunning([]), false);
     assert.equal(oldPodsRunning([replicaSet('a', 0)]), false);
     assert.equal(oldPodsRunning([replicaSet('a', 0, { statusReplicas: 2 })]), true);
     assert.equal(oldPodsRunning([replicaSet('a', 0, { activeReplicas: 1 })]), true);
+    // status.replicas no longer counts pods being deleted; they still run until they are gone.
+    assert.equal(oldPodsRunning([replicaSet('a', 0, { terminatingReplicas: 1 })]), true);
   });
 });

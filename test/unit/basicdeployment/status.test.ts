@@ -193,6 +193,54 @@ describe('computeStatus', () => {
     assert.equal(status.collisionCount, 1);
   });
 
+  describe('terminating pods', () => {
+    it('are summed into terminatingReplicas, as apps/v1 reports them', () => {
+      const newSet = set('new', 3, { terminatingReplicas: 1 });
+      const old = set('old', 0, {
+        replicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        terminatingReplicas: 2,
+      });
+      const status = computeStatus(
+        deployment(),
+        { newSet, allSets: [newSet, old], createdNewSet: false },
+        NOW,
+      );
+      assert.equal(status.terminatingReplicas, 3);
+      assert.equal(status.replicas, 3);
+    });
+
+    it('of an older template keep ready false: no pod of an older template is left only once they are gone', () => {
+      const newSet = set('new', 3);
+      const old = set('old', 0, {
+        replicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        terminatingReplicas: 1,
+      });
+      const during = computeStatus(
+        deployment(),
+        { newSet, allSets: [newSet, old], createdNewSet: false },
+        NOW,
+      );
+      assert.equal(during.ready, false);
+      assert.equal(condition(during.conditions, 'Ready')?.status, 'False');
+      const gone = set('old', 0, {
+        replicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        terminatingReplicas: 0,
+      });
+      const after = computeStatus(
+        deployment(),
+        { newSet, allSets: [newSet, gone], createdNewSet: false },
+        NOW,
+      );
+      assert.equal(after.ready, true);
+    });
+  });
+
   it('a finished rollout that scales up or loses a pod keeps Progressing NewReplicaSetAvailable', () => {
     const done: Condition = {
       type: 'Progressing',

@@ -91,6 +91,10 @@ const statusSchema: JsonSchemaProps = {
     readyReplicas: replicaCountSchema,
     availableReplicas: replicaCountSchema,
     unavailableReplicas: replicaCountSchema,
+    terminatingReplicas: {
+      ...replicaCountSchema,
+      description: 'Pods of its sets being deleted that have not finished yet (not counted in replicas).',
+    },
     selector: statusSelectorSchema,
     collisionCount: {
       type: 'integer',

@@ -62,6 +62,8 @@ export interface BasicDeploymentStatus {
   availableReplicas?: number;
   /** The sets' spec.replicas minus availableReplicas (upstream's formula), never negative. */
   unavailableReplicas?: number;
+  /** Pods of its sets being deleted that have not finished yet (not counted in replicas). */
+  terminatingReplicas?: number;
   /** The selector in label-query form, for the scale subresource. */
   selector?: string;
   /** Bumped on a BasicReplicaSet name collision; mixed into the template hash. */

@@ -12,11 +12,14 @@ export type RecreateStep =
   | { step: 'scale-new'; actions: ScaleAction[] };
 
 /**
- * True while any old set reports pods that exist (terminating ones included), upstream oldPodsRunning.
- * The deployment sees pods only through replica set status, so this is as fresh as that status.
+ * True while any old set reports pods that exist, terminating ones included (upstream oldPodsRunning
+ * counts every pod not Succeeded or Failed). The deployment sees pods only through replica set
+ * status, so this is as fresh as that status.
  */
 export function oldPodsRunning(oldSets: readonly ReplicaSetView[]): boolean {
-  return oldSets.some((set) => set.statusReplicas > 0 || (set.activeReplicas ?? 0) > 0);
+  return oldSets.some(
+    (set) => set.statusReplicas > 0 || (set.activeReplicas ?? 0) > 0 || (set.terminatingReplicas ?? 0) > 0,
+  );
 }
 
 /**

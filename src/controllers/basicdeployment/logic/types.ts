@@ -23,12 +23,14 @@ export interface ReplicaSetView {
   name: string;
   /** spec.replicas */
   specReplicas: number;
-  /** status.replicas: pods that exist and have not finished (terminating ones included). */
+  /** status.replicas: active pods (not terminating, not finished), as apps/v1 counts them. */
   statusReplicas: number;
   /** status.availableReplicas */
   availableReplicas: number;
   /** status.activeReplicas: pods not terminating and not finished. */
   activeReplicas?: number;
+  /** status.terminatingReplicas: pods being deleted that have not finished yet. */
+  terminatingReplicas?: number;
   creationTimestamp?: Timestamp;
   /** Deployment spec.replicas recorded on the set when it was last scaled ("desired-replicas"). */
   desiredReplicas?: number;

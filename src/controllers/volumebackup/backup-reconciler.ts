@@ -9,7 +9,8 @@ import {
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import { toMillis } from '../../runtime/client/kube-client.ts';
+import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
@@ -17,11 +18,13 @@ import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { updateStatus } from '../../runtime/write/status.ts';
 import { desiredBackupClaim, desiredCopyJob } from './children.ts';
+import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
 import { backupClaimName, skipRequested } from './names.ts';
 import {
   attemptsByVolume,
   computeBackupStatus,
   copyAttempt,
+  isTerminal,
   READY,
   type RetryPolicy,
   type VolumeProgress,
@@ -39,10 +42,23 @@ export interface VolumeBackupDeps {
   /** Image of the copy Jobs (the manager's --backup-job-image). */
   copyImage: string;
   retry: RetryPolicy;
+  /** How long a VolumeBackup may take from its startTime (see deadline.ts). */
+  deadlineMs: number;
   now?: () => Date;
 }
 
 const onBackup = { regardingType: VOLUME_BACKUP };
+
+/** The fields of an events.k8s.io/v1 Event read here. */
+interface FailedCreateEvent extends KubeObject {
+  note?: string;
+  eventTime?: string | Date;
+  regarding?: { uid?: string };
+}
+
+function eventTime(e: FailedCreateEvent): number {
+  return toMillis(e.eventTime) ?? toMillis(e.metadata?.creationTimestamp) ?? 0;
+}
 /** How soon to look again when a claim of ours is still held by a namesake being deleted. */
 const NAMESAKE_RETRY_MS = 2000;
 
@@ -73,9 +89,21 @@ export class VolumeBackupReconciler implements Reconciler {
     if (backup.status?.phase === 'Failed' && !skipped) return undefined;
 
     const now = this.deps.now?.() ?? new Date();
-    const { progress, created, retryInMs } = skipped
-      ? { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined }
-      : await this.advance(backup, jobs, now, ctx);
+    const deadline = deadlineAt(backup, this.deps.deadlineMs, now.getTime());
+    let deadlineExceeded: string | undefined;
+    let step: { progress: VolumeProgress[]; created: number; retryInMs: number | undefined };
+    if (skipped) {
+      step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
+    } else if (now.getTime() >= deadline) {
+      // Out of time: start nothing more, and say where each volume stands.
+      step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
+      if (!step.progress.every((p) => p.state === 'copied')) {
+        deadlineExceeded = await this.deadlineMessage(jobs, step.progress, ctx);
+      }
+    } else {
+      step = await this.advance(backup, jobs, now, deadline, ctx);
+    }
+    const { progress, created, retryInMs } = step;
 
     const before = backup.status?.phase;
     const { object } = await updateStatus(
@@ -85,13 +113,64 @@ export class VolumeBackupReconciler implements Reconciler {
       (current) =>
         computeBackupStatus(
           current,
-          { progress, jobCount: jobs.length + created, skipped, generation: current.metadata.generation },
+          {
+            progress,
+            jobCount: jobs.length + created,
+            skipped,
+            generation: current.metadata.generation,
+            ...(deadlineExceeded !== undefined ? { deadlineExceeded } : {}),
+          },
           now,
         ),
       { signal: ctx.signal },
     );
     this.reportPhaseChange(object, before, ctx);
-    return retryInMs === undefined ? undefined : { requeueAfterMs: Math.max(retryInMs, 1) };
+    if (isTerminal(object.status?.phase)) return undefined;
+    // Look again at the deadline at the latest, even if no Job or claim ever changes again.
+    const untilDeadline = deadline - now.getTime();
+    return { requeueAfterMs: Math.max(Math.min(retryInMs ?? untilDeadline, untilDeadline), 1) };
+  }
+
+  /** The DeadlineExceeded message: for each volume not copied, where its latest copy Job stands. */
+  private async deadlineMessage(
+    jobs: readonly V1Job[],
+    progress: readonly VolumeProgress[],
+    ctx: ReconcileContext,
+  ): Promise<string> {
+    const attempts = attemptsByVolume(jobs);
+    const states = new Map<string, string>();
+    for (const p of progress) {
+      if (p.state === 'copied') continue;
+      const last = attempts.get(p.volume)?.at(-1);
+      const job = last && jobs.find((j) => j.metadata?.name === last.name);
+      if (!job) continue;
+      const pods = this.deps.pods.byOwner(job.metadata?.uid ?? '').filter((pod) => !isBeingDeleted(pod));
+      const never = neverHadPods(job, pods);
+      if (p.state !== 'copying' && !never) continue;
+      const failedCreate = never ? await this.failedCreate(job, ctx) : undefined;
+      states.set(p.volume, describeJob(job, pods, failedCreate));
+    }
+    return deadlineMessage(this.deps.deadlineMs, progress, (volume) => states.get(volume));
+  }
+
+  /** The note of the latest FailedCreate Event the Job controller recorded for `job`, if any. */
+  private async failedCreate(job: V1Job, ctx: ReconcileContext): Promise<string | undefined> {
+    try {
+      const list = await this.deps.client.list<FailedCreateEvent>(CoreTypes.Event, {
+        namespace: job.metadata?.namespace,
+        fieldSelector: `regarding.name=${job.metadata?.name},reason=FailedCreate`,
+        signal: ctx.signal,
+      });
+      const latest = list.items
+        .filter((e) => e.regarding?.uid === undefined || e.regarding.uid === job.metadata?.uid)
+        .sort((a, b) => eventTime(a) - eventTime(b))
+        .at(-1);
+      return latest?.note;
+    } catch (err) {
+      // Only a better message is lost; the backup still fails with the Job's state.
+      ctx.log.debug('could not read the Job events', { job: job.metadata?.name, error: String(err) });
+      return undefined;
+    }
   }
 
   private progressOf(backup: VolumeBackup, jobs: readonly V1Job[], now: Date): VolumeProgress[] {
@@ -110,6 +189,7 @@ export class VolumeBackupReconciler implements Reconciler {
     backup: VolumeBackup,
     jobs: readonly V1Job[],
     now: Date,
+    deadline: number,
     ctx: ReconcileContext,
   ): Promise<{ progress: VolumeProgress[]; created: number; retryInMs: number | undefined }> {
     const progress: VolumeProgress[] = [];
@@ -126,7 +206,8 @@ export class VolumeBackupReconciler implements Reconciler {
         if ('failed' in claim) p = { volume: volume.name, state: 'failed', message: claim.failed };
         else if ('retryInMs' in claim) soonest(claim.retryInMs);
         else {
-          const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, ctx);
+          const seconds = jobDeadlineSeconds(deadline, now.getTime());
+          const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, seconds, ctx);
           if (job === undefined) soonest(NAMESAKE_RETRY_MS);
           else {
             created++;
@@ -248,9 +329,17 @@ export class VolumeBackupReconciler implements Reconciler {
     volume: BackupSourceVolume,
     attempt: number,
     lastFailure: string | undefined,
+    deadlineSeconds: number,
     ctx: ReconcileContext,
   ): Promise<string | undefined> {
-    const job = desiredCopyJob(backup, volume.name, volume.claimName, attempt, this.deps.copyImage);
+    const job = desiredCopyJob(
+      backup,
+      volume.name,
+      volume.claimName,
+      attempt,
+      this.deps.copyImage,
+      deadlineSeconds,
+    );
     const name = job.metadata?.name ?? '';
     try {
       await this.deps.client.create(CoreTypes.Job, job, { signal: ctx.signal });

@@ -59,6 +59,8 @@ interface FailedCreateEvent extends KubeObject {
 function eventTime(e: FailedCreateEvent): number {
   return toMillis(e.eventTime) ?? toMillis(e.metadata?.creationTimestamp) ?? 0;
 }
+const SOURCE_GONE_HINT =
+  'nothing left to copy (a foreground cascading deletion of the Machine deletes its claims first; delete Machines with the default background propagation)';
 /** How soon to look again when a claim of ours is still held by a namesake being deleted. */
 const NAMESAKE_RETRY_MS = 2000;
 
@@ -277,8 +279,13 @@ export class VolumeBackupReconciler implements Reconciler {
       };
     }
     const source = await this.sourceClaim(ns, volume.claimName, ctx);
-    if (!source) {
-      return { ok: false, failed: `volume ${volume.name}: source claim ${volume.claimName} not found` };
+    // Gone or going: nothing can copy it (a pod cannot start on a claim being deleted). The usual
+    // cause is a foreground cascading deletion, which deletes the Machine's claims before its finalizers.
+    if (!source || isBeingDeleted(source)) {
+      return {
+        ok: false,
+        failed: `volume ${volume.name}: source claim ${volume.claimName} ${source ? 'is being deleted' : 'not found'}; ${SOURCE_GONE_HINT}`,
+      };
     }
     try {
       await this.deps.client.create(

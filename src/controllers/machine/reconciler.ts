@@ -86,8 +86,10 @@ export class MachineReconciler implements Reconciler {
 
     const podObservation = await this.reconcilePod(machine, volumeObservations, gate, ctx);
     if (!podObservation) return { requeue: true };
-    // A refused pod is tried again with the queue's growing backoff (a quota may free up).
-    const retry: Result | undefined = podObservation.refused !== undefined ? { requeue: true } : undefined;
+    // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
+    const refused =
+      podObservation.refused !== undefined || volumeObservations.some((v) => v.refused !== undefined);
+    const retry: Result | undefined = refused ? { requeue: true } : undefined;
     await this.writeStatus(
       machine,
       {
@@ -129,7 +131,13 @@ export class MachineReconciler implements Reconciler {
       return { name: volume.name, claimName: name, restore: { kind: 'none' } };
     }
     if (!claim) {
-      claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
+      try {
+        claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
+      } catch (err) {
+        // Refused (a storage quota, a webhook) or invalid: reported, and retried with backoff.
+        if (!isForbidden(err) && !isInvalid(err)) throw err;
+        return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
+      }
       if (!claim) return undefined;
       this.deps.events.event(machine, 'Normal', 'ClaimCreated', 'Create', `Created claim ${name}`, onMachine);
     }
@@ -232,7 +240,10 @@ export class MachineReconciler implements Reconciler {
     const cached = this.deps.pods.get(ns, podName(machine));
     const observation = observePod(machine, cached);
     const volumesAllow = volumeObservations.every(
-      (v) => !v.conflict && (v.restore.kind === 'none' || v.restore.kind === 'restored'),
+      (v) =>
+        !v.conflict &&
+        v.refused === undefined &&
+        (v.restore.kind === 'none' || v.restore.kind === 'restored'),
     );
     if (cached || !volumesAllow) return observation;
     if (!gate.allowed) {

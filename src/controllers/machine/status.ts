@@ -16,6 +16,8 @@ export interface VolumeObservation {
   claimPhase?: string;
   /** Set when an object this controller does not control holds the claim's name. */
   conflict?: string;
+  /** The API server refused to create the claim (quota, admission, validation): its message. */
+  refused?: string;
   restore: RestoreState;
 }
 
@@ -59,6 +61,8 @@ function describeClaim(v: VolumeObservation): string {
 export function volumesVerdict(volumes: readonly VolumeObservation[]): Verdict {
   const conflict = volumes.find((v) => v.conflict);
   if (conflict) return { status: 'False', reason: 'ClaimConflict', message: conflict.conflict! };
+  const refused = claimRefusal(volumes);
+  if (refused) return refused;
   for (const v of volumes) {
     if (v.restore.kind === 'failed')
       return { status: 'False', reason: v.restore.reason, message: v.restore.message };
@@ -90,9 +94,21 @@ export function volumesVerdict(volumes: readonly VolumeObservation[]): Verdict {
   };
 }
 
+function claimRefusal(volumes: readonly VolumeObservation[]): Verdict | undefined {
+  const refused = volumes.find((v) => v.refused !== undefined);
+  if (!refused) return undefined;
+  return {
+    status: 'False',
+    reason: 'ClaimRefused',
+    message: `the API server refused claim ${refused.claimName}: ${refused.refused}; retrying with backoff`,
+  };
+}
+
 function failureOf(obs: MachineObservations): Verdict | undefined {
   const claimConflict = obs.volumes.find((v) => v.conflict);
   if (claimConflict) return { status: 'False', reason: 'ClaimConflict', message: claimConflict.conflict! };
+  const claimRefused = claimRefusal(obs.volumes);
+  if (claimRefused) return claimRefused;
   if (obs.pod.conflict) return { status: 'False', reason: 'PodConflict', message: obs.pod.conflict };
   if (obs.pod.refused !== undefined) {
     return {

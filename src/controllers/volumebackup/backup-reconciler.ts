@@ -7,13 +7,14 @@ import {
   type VolumeBackupPhase,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
+import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { updateStatus } from '../../runtime/write/status.ts';
@@ -211,6 +212,7 @@ export class VolumeBackupReconciler implements Reconciler {
           const seconds = jobDeadlineSeconds(deadline, now.getTime());
           const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, seconds, ctx);
           if (job === undefined) soonest(NAMESAKE_RETRY_MS);
+          else if (typeof job === 'object') p = { volume: volume.name, state: 'failed', message: job.failed };
           else {
             created++;
             p = { volume: volume.name, state: 'copying', attempt: p.attempt, job };
@@ -304,6 +306,13 @@ export class VolumeBackupReconciler implements Reconciler {
         onBackup,
       );
     } catch (err) {
+      // Refused (a storage quota, a webhook) or invalid: a person has to act, so say it now.
+      if (isForbidden(err) || isInvalid(err)) {
+        return {
+          ok: false,
+          failed: `volume ${volume.name}: backup claim ${name} refused: ${errorMessage(err)}`,
+        };
+      }
       if (!isAlreadyExists(err)) throw err;
     }
     return { ok: true };
@@ -330,7 +339,10 @@ export class VolumeBackupReconciler implements Reconciler {
     }
   }
 
-  /** Creates attempt `attempt`'s copy Job; returns its name, or undefined when the name is taken. */
+  /**
+   * Creates attempt `attempt`'s copy Job; returns its name, undefined when the name is taken, or why
+   * the API server refused it.
+   */
   private async startCopy(
     backup: VolumeBackup,
     volume: BackupSourceVolume,
@@ -338,7 +350,7 @@ export class VolumeBackupReconciler implements Reconciler {
     lastFailure: string | undefined,
     deadlineSeconds: number,
     ctx: ReconcileContext,
-  ): Promise<string | undefined> {
+  ): Promise<string | { failed: string } | undefined> {
     const job = desiredCopyJob(
       backup,
       volume.name,
@@ -354,6 +366,9 @@ export class VolumeBackupReconciler implements Reconciler {
       // Ours, not cached yet, or a namesake of an earlier VolumeBackup still being collected:
       // either way, look again shortly.
       if (isAlreadyExists(err)) return undefined;
+      if (isForbidden(err) || isInvalid(err)) {
+        return { failed: `volume ${volume.name}: copy Job ${name} refused: ${errorMessage(err)}` };
+      }
       throw err;
     }
     if (lastFailure) {

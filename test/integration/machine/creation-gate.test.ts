@@ -112,4 +112,35 @@ describe('the Machine controller waits for the backup finalizer', () => {
     await client.delete(CoreTypes.ResourceQuota, ns, 'no-pods');
     await waitForMachine(client, ns, 'refused', 'Running and Ready', isRunningAndReady, 120_000);
   });
+
+  it('reports a claim the API server refuses, creates no pod without it, and recovers', async () => {
+    await client.create(CoreTypes.ResourceQuota, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'no-claims', namespace: ns },
+      spec: { hard: { persistentvolumeclaims: '0' } },
+    });
+    await client.create(MACHINE, machine(ns, 'noclaim', { backup: { policy: 'None' } }));
+    const failed = await waitForMachine(
+      client,
+      ns,
+      'noclaim',
+      'Failed with reason ClaimRefused',
+      (m) => condition(m, 'Ready')?.reason === 'ClaimRefused',
+    );
+    assert.equal(failed.status?.phase, 'Failed');
+    assert.equal(condition(failed, 'VolumesReady')?.reason, 'ClaimRefused');
+    assert.match(
+      condition(failed, 'Ready')?.message ?? '',
+      /refused claim noclaim-data: .*forbidden.*quota/i,
+    );
+    assert.ok(
+      !(await pods(client, ns)).some((p) => p.metadata?.name === 'noclaim'),
+      'no pod without its claims',
+    );
+    await waitForEvent(client, ns, 'Machine', 'noclaim', 'ClaimRefused');
+
+    await client.delete(CoreTypes.ResourceQuota, ns, 'no-claims');
+    await waitForMachine(client, ns, 'noclaim', 'Running and Ready', isRunningAndReady, 120_000);
+  });
 });

@@ -131,4 +131,22 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     const event = await waitForEvent(client, ns, 'VolumeBackup', 'refused-backup', 'DeadlineExceeded');
     assert.equal(event.type, 'Warning');
   });
+
+  it('a backup claim the API server refuses fails the backup at once, with the refusal', async () => {
+    await sourceClaim('quota-src');
+    // No more storage may be requested in the namespace: the backup claim is refused.
+    await client.create(CoreTypes.ResourceQuota, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'no-storage', namespace: ns },
+      spec: { hard: { 'requests.storage': '1' } },
+    });
+    await volumeBackup('quota-backup', 'quota-src');
+    const failed = await waitForPhase('quota-backup', 'Failed', DEADLINE_MS / 2);
+    const ready = condition(failed, 'Ready');
+    assert.equal(ready?.reason, 'BackupFailed', 'failed for the refusal, not at the deadline');
+    assert.match(ready?.message ?? '', /backup claim quota-backup-data refused: .*forbidden.*quota/i);
+    const event = await waitForEvent(client, ns, 'VolumeBackup', 'quota-backup', 'BackupFailed');
+    assert.equal(event.type, 'Warning');
+  });
 });

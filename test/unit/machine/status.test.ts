@@ -84,6 +84,24 @@ describe('machinePhase', () => {
     assert.match(ready?.message ?? '', /refused pod web: pods "web" is forbidden: exceeded quota/);
   });
 
+  it('is Failed, saying why, while the API server refuses a claim', () => {
+    const refused = obs({
+      volumes: [
+        { name: 'data', claimName: 'web-data', refused: 'exceeded quota', restore: { kind: 'none' } },
+      ],
+      pod: { name: 'web', exists: false, terminating: false, ready: false },
+    });
+    assert.equal(machinePhase(refused), 'Failed');
+    const status = computeMachineStatus(undefined, refused, NOW);
+    assert.deepEqual(
+      status.conditions?.map((c) => [c.type, c.reason]),
+      [
+        ['VolumesReady', 'ClaimRefused'],
+        ['Ready', 'ClaimRefused'],
+      ],
+    );
+  });
+
   it('is Pending, saying why, while creation waits for the backup finalizer', () => {
     const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
     const waiting = obs({

@@ -138,8 +138,35 @@ export class MachineReconciler implements Reconciler {
         if (!isForbidden(err) && !isInvalid(err)) throw err;
         return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
       }
-      if (!claim) return undefined;
-      this.deps.events.event(machine, 'Normal', 'ClaimCreated', 'Create', `Created claim ${name}`, onMachine);
+      if (!claim) {
+        // AlreadyExists: ours and not cached yet, or someone else's (the cache holds only objects
+        // with our label, so a foreign claim of this name is invisible to it): look live.
+        const existing = await this.liveGet<V1PersistentVolumeClaim>(
+          CoreTypes.PersistentVolumeClaim,
+          ns,
+          name,
+          ctx,
+        );
+        if (!existing) return undefined;
+        if (!isControlledBy(existing, machine)) {
+          return {
+            name: volume.name,
+            claimName: name,
+            conflict: `claim ${name} exists and is not controlled by this Machine; delete or rename it`,
+            restore: { kind: 'none' },
+          };
+        }
+        claim = existing;
+      } else {
+        this.deps.events.event(
+          machine,
+          'Normal',
+          'ClaimCreated',
+          'Create',
+          `Created claim ${name}`,
+          onMachine,
+        );
+      }
     }
     const restore = await this.reconcileRestore(machine, volume, claim, gate, ctx);
     return {
@@ -188,7 +215,17 @@ export class MachineReconciler implements Reconciler {
           ),
           ctx,
         );
-        if (created) {
+        if (!created) {
+          // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
+          const existing = await this.liveGet<V1Job>(CoreTypes.Job, ns, jobName, ctx);
+          if (existing && !isControlledBy(existing, machine)) {
+            return {
+              kind: 'failed',
+              reason: 'RestoreFailed',
+              message: `Job ${jobName} exists and is not controlled by this Machine; delete or rename it`,
+            };
+          }
+        } else {
           this.deps.events.event(
             machine,
             'Normal',
@@ -259,7 +296,11 @@ export class MachineReconciler implements Reconciler {
       if (!isForbidden(err) && !isInvalid(err)) throw err;
       return { ...observation, refused: errorMessage(err) };
     }
-    if (!pod) return undefined;
+    if (!pod) {
+      // AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
+      const existing = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, podName(machine), ctx);
+      return existing ? observePod(machine, existing) : undefined;
+    }
     this.deps.events.event(
       machine,
       'Normal',

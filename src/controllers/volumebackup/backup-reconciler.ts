@@ -268,19 +268,8 @@ export class VolumeBackupReconciler implements Reconciler {
     const ns = backup.metadata.namespace ?? '';
     const name = backupClaimName(backup, volume.name);
     const existing = this.deps.claims.get(ns, name);
-    if (existing) {
-      if (isControlledBy(existing, backup)) return { ok: true };
-      // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
-      // have marked it for deletion yet), so wait rather than fail.
-      const owner = controllerRefOf(existing);
-      const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
-      if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
-      return {
-        ok: false,
-        failed: `volume ${volume.name}: claim ${name} exists and is not owned by this VolumeBackup`,
-      };
-    }
-    const source = await this.sourceClaim(ns, volume.claimName, ctx);
+    if (existing) return this.checkExistingClaim(backup, volume, existing);
+    const source = await this.readClaim(ns, volume.claimName, ctx);
     // Gone or going: nothing can copy it (a pod cannot start on a claim being deleted). The usual
     // cause is a foreground cascading deletion, which deletes the Machine's claims before its finalizers.
     if (!source || isBeingDeleted(source)) {
@@ -314,11 +303,34 @@ export class VolumeBackupReconciler implements Reconciler {
         };
       }
       if (!isAlreadyExists(err)) throw err;
+      // Ours and not cached yet, or someone else's: the cache holds only claims with our label, so
+      // a foreign claim of this name is invisible to it. Never copy into a claim that is not ours.
+      const live = await this.readClaim(ns, name, ctx);
+      if (!live) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+      return this.checkExistingClaim(backup, volume, live);
     }
     return { ok: true };
   }
 
-  private async sourceClaim(
+  /** Whether an existing claim of the backup claim's name may be copied into. */
+  private checkExistingClaim(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    existing: V1PersistentVolumeClaim,
+  ): ClaimCheck {
+    if (isControlledBy(existing, backup)) return { ok: true };
+    // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
+    // have marked it for deletion yet), so wait rather than fail.
+    const owner = controllerRefOf(existing);
+    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
+    if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+    return {
+      ok: false,
+      failed: `volume ${volume.name}: claim ${existing.metadata?.name} exists and is not owned by this VolumeBackup`,
+    };
+  }
+
+  private async readClaim(
     ns: string,
     name: string,
     ctx: ReconcileContext,

@@ -132,6 +132,28 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     assert.equal(event.type, 'Warning');
   });
 
+  it('never copies into a claim of the backup claim name that is not its own', async () => {
+    await sourceClaim('clash-src');
+    // Someone else's claim, without our label: invisible to the operator's cache.
+    await client.create<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'clash-backup-data', namespace: ns },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    await volumeBackup('clash-backup', 'clash-src');
+    const failed = await waitForPhase('clash-backup', 'Failed', DEADLINE_MS / 2);
+    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
+    assert.match(
+      condition(failed, 'Ready')?.message ?? '',
+      /claim clash-backup-data exists and is not owned by this VolumeBackup/,
+    );
+    assert.ok(
+      !(await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('clash-backup-')),
+      'no copy Job writes into the foreign claim',
+    );
+  });
+
   it('a backup claim the API server refuses fails the backup at once, with the refusal', async () => {
     await sourceClaim('quota-src');
     // No more storage may be requested in the namespace: the backup claim is refused.

@@ -312,6 +312,31 @@ export class VolumeBackupReconciler implements Reconciler {
     return { ok: true };
   }
 
+  /**
+   * After AlreadyExists on a copy Job: ours and not cached yet (look again shortly), a namesake of an
+   * earlier VolumeBackup still being collected (likewise), or someone else's, which the cache cannot
+   * show (it holds only Jobs with our label): then the attempt cannot run, and the backup says why.
+   */
+  private async existingCopyJob(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    name: string,
+    ctx: ReconcileContext,
+  ): Promise<{ failed: string } | undefined> {
+    let job: V1Job | undefined;
+    try {
+      job = await this.deps.client.get<V1Job>(CoreTypes.Job, backup.metadata.namespace, name, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const owner = controllerRefOf(job);
+    const ours = isControlledBy(job, backup);
+    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
+    if (ours || namesake || isBeingDeleted(job)) return undefined;
+    return { failed: `volume ${volume.name}: Job ${name} exists and is not owned by this VolumeBackup` };
+  }
+
   /** Whether an existing claim of the backup claim's name may be copied into. */
   private checkExistingClaim(
     backup: VolumeBackup,
@@ -377,7 +402,7 @@ export class VolumeBackupReconciler implements Reconciler {
     } catch (err) {
       // Ours, not cached yet, or a namesake of an earlier VolumeBackup still being collected:
       // either way, look again shortly.
-      if (isAlreadyExists(err)) return undefined;
+      if (isAlreadyExists(err)) return this.existingCopyJob(backup, volume, name, ctx);
       if (isForbidden(err) || isInvalid(err)) {
         return { failed: `volume ${volume.name}: copy Job ${name} refused: ${errorMessage(err)}` };
       }

@@ -13,6 +13,7 @@ import { sleep } from '../../support/wait.ts';
 import {
   claims,
   condition,
+  createQuota,
   getMachine,
   isRunningAndReady,
   machine,
@@ -90,12 +91,7 @@ describe('the Machine controller waits for the backup finalizer', () => {
   });
 
   it('reports a pod the API server refuses (here: a quota), and recovers once it is lifted', async () => {
-    await client.create(CoreTypes.ResourceQuota, {
-      apiVersion: 'v1',
-      kind: 'ResourceQuota',
-      metadata: { name: 'no-pods', namespace: ns },
-      spec: { hard: { pods: '0' } },
-    });
+    await createQuota(client, ns, 'no-pods', { pods: '0' });
     await client.create(MACHINE, machine(ns, 'refused', { backup: { policy: 'None' } }));
     const failed = await waitForMachine(
       client,
@@ -114,12 +110,7 @@ describe('the Machine controller waits for the backup finalizer', () => {
   });
 
   it('reports a claim the API server refuses, creates no pod without it, and recovers', async () => {
-    await client.create(CoreTypes.ResourceQuota, {
-      apiVersion: 'v1',
-      kind: 'ResourceQuota',
-      metadata: { name: 'no-claims', namespace: ns },
-      spec: { hard: { persistentvolumeclaims: '0' } },
-    });
+    await createQuota(client, ns, 'no-claims', { persistentvolumeclaims: '0' });
     await client.create(MACHINE, machine(ns, 'noclaim', { backup: { policy: 'None' } }));
     const failed = await waitForMachine(
       client,

@@ -4,7 +4,7 @@
 // with its reason by its deadline, never stay Running forever.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -17,7 +17,15 @@ import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
-import { condition, jobs, pods, prepareCluster, stopMachineSuite, waitForEvent } from './helpers.ts';
+import {
+  condition,
+  createQuota,
+  jobs,
+  pods,
+  prepareCluster,
+  stopMachineSuite,
+  waitForEvent,
+} from './helpers.ts';
 
 /** Short, so a stuck backup fails within the test; long enough for a kwok copy to finish. */
 const DEADLINE_MS = 20_000;
@@ -114,12 +122,7 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
 
   it('a copy whose pods are refused fails by the deadline with the refusal', async () => {
     // No pod may be created in the namespace any more: the Job controller's creates are refused.
-    await client.create(CoreTypes.ResourceQuota, {
-      apiVersion: 'v1',
-      kind: 'ResourceQuota',
-      metadata: { name: 'no-pods', namespace: ns },
-      spec: { hard: { pods: '0' } },
-    });
+    await createQuota(client, ns, 'no-pods', { pods: '0' });
     await sourceClaim('refused');
     const created = await volumeBackup('refused-backup', 'refused');
     const failed = await waitForPhase('refused-backup', 'Failed', DEADLINE_MS + 30_000);
@@ -154,15 +157,30 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     );
   });
 
+  it('says so when a Job of the copy Job name is not its own', async () => {
+    await sourceClaim('jclash-src');
+    await client.create<V1Job>(CoreTypes.Job, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'jclash-backup-data-1', namespace: ns },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    await volumeBackup('jclash-backup', 'jclash-src');
+    const failed = await waitForPhase('jclash-backup', 'Failed', DEADLINE_MS / 2);
+    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
+    assert.match(
+      condition(failed, 'Ready')?.message ?? '',
+      /Job jclash-backup-data-1 exists and is not owned by this VolumeBackup/,
+    );
+  });
+
   it('a backup claim the API server refuses fails the backup at once, with the refusal', async () => {
     await sourceClaim('quota-src');
     // No more storage may be requested in the namespace: the backup claim is refused.
-    await client.create(CoreTypes.ResourceQuota, {
-      apiVersion: 'v1',
-      kind: 'ResourceQuota',
-      metadata: { name: 'no-storage', namespace: ns },
-      spec: { hard: { 'requests.storage': '1' } },
-    });
+    await createQuota(client, ns, 'no-storage', { 'requests.storage': '1' });
     await volumeBackup('quota-backup', 'quota-src');
     const failed = await waitForPhase('quota-backup', 'Failed', DEADLINE_MS / 2);
     const ready = condition(failed, 'Ready');

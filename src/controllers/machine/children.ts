@@ -66,12 +66,17 @@ export function desiredPod(machine: Machine): V1Pod {
   };
 }
 
-/** A Job that copies a backup claim into the volume's (new, empty) claim. */
+/**
+ * A Job that copies a backup claim into the volume's (new, empty) claim. activeDeadlineSeconds ends
+ * a restore that cannot run (e.g. its pods are refused) or hangs: the Job fails with
+ * DeadlineExceeded and the Machine reports RestoreFailed instead of waiting forever.
+ */
 export function desiredRestoreJob(
   machine: Machine,
   volume: MachineVolume,
   backupClaimName: string,
   image: string,
+  activeDeadlineSeconds: number,
 ): V1Job {
   const labels = { ...volumeLabels(machine, volume), [ROLE_LABEL]: 'restore' };
   return {
@@ -85,6 +90,7 @@ export function desiredRestoreJob(
     },
     spec: {
       backoffLimit: RESTORE_BACKOFF_LIMIT,
+      activeDeadlineSeconds,
       template: volumeCopyPodTemplate(image, backupClaimName, claimName(machine, volume), labels),
     },
   };

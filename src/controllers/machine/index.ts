@@ -4,18 +4,21 @@ import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Predicate } from '../../runtime/controller/predicates.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
+import { backupFinalizerChanged } from './gate.ts';
 import { MachineReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'machine';
 
 /**
- * Machine updates worth a reconcile: a spec change (generation) or the start of deletion. Status
- * writes (its own, and the VolumeBackup controller's condition) and finalizer edits are ignored.
+ * Machine updates worth a reconcile: a spec change (generation), the start of deletion, or the
+ * backup finalizer coming or going (creation waits for it, see gate.ts). Status writes (its own, and
+ * the VolumeBackup controller's condition) and other finalizer edits are ignored.
  */
 export const specOrDeletionChanged: Predicate = {
   update: (oldObj, newObj) =>
     oldObj.metadata?.generation !== newObj.metadata?.generation ||
-    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
+    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null) ||
+    backupFinalizerChanged(oldObj, newObj),
 };
 
 /**
@@ -50,6 +53,7 @@ export function registerMachineController(manager: Manager): void {
         backups,
         events: manager.events,
         copyImage: manager.config.backupJobImage,
+        restoreDeadlineSeconds: Math.ceil(manager.config.volumeCopyDeadlineMs / 1000),
       }),
     );
 }

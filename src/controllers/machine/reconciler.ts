@@ -1,16 +1,18 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { MACHINE, type Machine, type MachineVolume, type VolumeBackup } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
+import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { replaceStatus } from '../../runtime/write/status.ts';
 import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
+import { creationBlocked, WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
 import {
   claimName,
   podName,
@@ -39,10 +41,18 @@ export interface MachineDeps {
   events: EventRecorder;
   /** Image of the restore Jobs (the manager's --backup-job-image). */
   copyImage: string;
+  /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
+  restoreDeadlineSeconds: number;
   now?: () => Date;
 }
 
 const onMachine = { regardingType: MACHINE };
+
+/** Whether this reconcile may create children, and whether it held back a create it needed. */
+interface CreationGate {
+  readonly allowed: boolean;
+  held: boolean;
+}
 
 /**
  * Realizes a Machine as one PersistentVolumeClaim per volume plus one Pod mounting them, all
@@ -63,17 +73,23 @@ export class MachineReconciler implements Reconciler {
     await this.releaseFinishedRestorePods(machine, ctx);
     if (isBeingDeleted(machine)) return this.stop(machine, ctx);
 
+    const blocked = creationBlocked(machine);
+    const gate: CreationGate = { allowed: blocked === undefined, held: false };
     let requeue = false;
     const volumeObservations: VolumeObservation[] = [];
     for (const volume of volumes(machine)) {
-      const observation = await this.reconcileVolume(machine, volume, ctx);
+      const observation = await this.reconcileVolume(machine, volume, gate, ctx);
       if (!observation) requeue = true;
       else volumeObservations.push(observation);
     }
     if (requeue) return { requeue: true };
 
-    const podObservation = await this.reconcilePod(machine, volumeObservations, ctx);
+    const podObservation = await this.reconcilePod(machine, volumeObservations, gate, ctx);
     if (!podObservation) return { requeue: true };
+    // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
+    const refused =
+      podObservation.refused !== undefined || volumeObservations.some((v) => v.refused !== undefined);
+    const retry: Result | undefined = refused ? { requeue: true } : undefined;
     await this.writeStatus(
       machine,
       {
@@ -82,16 +98,21 @@ export class MachineReconciler implements Reconciler {
         stopped: false,
         volumes: volumeObservations,
         pod: podObservation,
+        ...(gate.held && blocked !== undefined
+          ? { waiting: { reason: WAITING_FOR_BACKUP_FINALIZER, message: blocked } }
+          : {}),
       },
       ctx,
     );
-    return undefined;
+    // Waiting for the finalizer needs no requeue: its arrival is a Machine update that wakes us.
+    return retry;
   }
 
   /** Ensures the volume's claim (and its restore); undefined when the cache has to catch up first. */
   private async reconcileVolume(
     machine: Machine,
     volume: MachineVolume,
+    gate: CreationGate,
     ctx: ReconcileContext,
   ): Promise<VolumeObservation | undefined> {
     const ns = machine.metadata.namespace ?? '';
@@ -105,12 +126,49 @@ export class MachineReconciler implements Reconciler {
         restore: { kind: 'none' },
       };
     }
-    if (!claim) {
-      claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
-      if (!claim) return undefined;
-      this.deps.events.event(machine, 'Normal', 'ClaimCreated', 'Create', `Created claim ${name}`, onMachine);
+    if (!claim && !gate.allowed) {
+      gate.held = true;
+      return { name: volume.name, claimName: name, restore: { kind: 'none' } };
     }
-    const restore = await this.reconcileRestore(machine, volume, claim, ctx);
+    if (!claim) {
+      try {
+        claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
+      } catch (err) {
+        // Refused (a storage quota, a webhook) or invalid: reported, and retried with backoff.
+        if (!isForbidden(err) && !isInvalid(err)) throw err;
+        return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
+      }
+      if (!claim) {
+        // AlreadyExists: ours and not cached yet, or someone else's (the cache holds only objects
+        // with our label, so a foreign claim of this name is invisible to it): look live.
+        const existing = await this.liveGet<V1PersistentVolumeClaim>(
+          CoreTypes.PersistentVolumeClaim,
+          ns,
+          name,
+          ctx,
+        );
+        if (!existing) return undefined;
+        if (!isControlledBy(existing, machine)) {
+          return {
+            name: volume.name,
+            claimName: name,
+            conflict: `claim ${name} exists and is not controlled by this Machine; delete or rename it`,
+            restore: { kind: 'none' },
+          };
+        }
+        claim = existing;
+      } else {
+        this.deps.events.event(
+          machine,
+          'Normal',
+          'ClaimCreated',
+          'Create',
+          `Created claim ${name}`,
+          onMachine,
+        );
+      }
+    }
+    const restore = await this.reconcileRestore(machine, volume, claim, gate, ctx);
     return {
       name: volume.name,
       claimName: name,
@@ -124,6 +182,7 @@ export class MachineReconciler implements Reconciler {
     machine: Machine,
     volume: MachineVolume,
     claim: V1PersistentVolumeClaim,
+    gate: CreationGate,
     ctx: ReconcileContext,
   ): Promise<RestoreState> {
     const source = volume.restoreFrom;
@@ -141,12 +200,32 @@ export class MachineReconciler implements Reconciler {
     const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
     switch (state.kind) {
       case 'start-job': {
+        if (!gate.allowed) {
+          gate.held = true;
+          return state;
+        }
         const created = await this.create(
           CoreTypes.Job,
-          desiredRestoreJob(machine, volume, state.backupClaimName, this.deps.copyImage),
+          desiredRestoreJob(
+            machine,
+            volume,
+            state.backupClaimName,
+            this.deps.copyImage,
+            this.deps.restoreDeadlineSeconds,
+          ),
           ctx,
         );
-        if (created) {
+        if (!created) {
+          // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
+          const existing = await this.liveGet<V1Job>(CoreTypes.Job, ns, jobName, ctx);
+          if (existing && !isControlledBy(existing, machine)) {
+            return {
+              kind: 'failed',
+              reason: 'RestoreFailed',
+              message: `Job ${jobName} exists and is not controlled by this Machine; delete or rename it`,
+            };
+          }
+        } else {
           this.deps.events.event(
             machine,
             'Normal',
@@ -191,17 +270,37 @@ export class MachineReconciler implements Reconciler {
   private async reconcilePod(
     machine: Machine,
     volumeObservations: readonly VolumeObservation[],
+    gate: CreationGate,
     ctx: ReconcileContext,
   ): Promise<PodObservation | undefined> {
     const ns = machine.metadata.namespace ?? '';
     const cached = this.deps.pods.get(ns, podName(machine));
     const observation = observePod(machine, cached);
     const volumesAllow = volumeObservations.every(
-      (v) => !v.conflict && (v.restore.kind === 'none' || v.restore.kind === 'restored'),
+      (v) =>
+        !v.conflict &&
+        v.refused === undefined &&
+        (v.restore.kind === 'none' || v.restore.kind === 'restored'),
     );
     if (cached || !volumesAllow) return observation;
-    const pod = await this.create(CoreTypes.Pod, desiredPod(machine), ctx);
-    if (!pod) return undefined;
+    if (!gate.allowed) {
+      gate.held = true;
+      return observation;
+    }
+    let pod: V1Pod | undefined;
+    try {
+      pod = await this.create(CoreTypes.Pod, desiredPod(machine), ctx);
+    } catch (err) {
+      // Refused by admission (Pod Security, quota, a webhook) or invalid: say so on the Machine
+      // rather than only failing the reconcile; the caller retries with the queue's backoff.
+      if (!isForbidden(err) && !isInvalid(err)) throw err;
+      return { ...observation, refused: errorMessage(err) };
+    }
+    if (!pod) {
+      // AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
+      const existing = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, podName(machine), ctx);
+      return existing ? observePod(machine, existing) : undefined;
+    }
     this.deps.events.event(
       machine,
       'Normal',
@@ -224,10 +323,7 @@ export class MachineReconciler implements Reconciler {
       await this.deleteQuietly(CoreTypes.Pod, ours, 'Background', ctx);
       this.deps.events.event(machine, 'Normal', 'Stopping', 'Delete', `Deleting pod ${name}`, onMachine);
     }
-    const copying = this.deps.jobs
-      .byOwner(machine.metadata.uid ?? '')
-      .filter((job) => isControlledBy(job, machine) && job.metadata?.labels?.[ROLE_LABEL] === 'restore')
-      .filter((job) => jobOutcome(job) === undefined);
+    const copying = (await this.liveRestoreJobs(machine, ctx)).filter((job) => jobOutcome(job) === undefined);
     for (const job of copying) {
       // Foreground: the Job stays (and counts as running) until its pods are gone.
       if (!isBeingDeleted(job)) await this.deleteQuietly(CoreTypes.Job, job, 'Foreground', ctx);
@@ -251,6 +347,24 @@ export class MachineReconciler implements Reconciler {
     };
     await this.writeStatus(machine, observations, ctx);
     return undefined;
+  }
+
+  /**
+   * The Machine's restore Jobs as the API server has them now. `Stopped` is the VolumeBackup
+   * controller's signal to copy the claims, so it must not rest on a cache that may not show a
+   * restore Job still writing into them (as the pod, it is read live during deletion).
+   */
+  private async liveRestoreJobs(machine: Machine, ctx: ReconcileContext): Promise<V1Job[]> {
+    const ns = machine.metadata.namespace ?? '';
+    const found: V1Job[] = [];
+    for (const volume of volumes(machine)) {
+      if (!volume.restoreFrom) continue;
+      const job = await this.liveGet<V1Job>(CoreTypes.Job, ns, restoreJobName(machine, volume), ctx);
+      if (job && isControlledBy(job, machine) && job.metadata?.labels?.[ROLE_LABEL] === 'restore') {
+        found.push(job);
+      }
+    }
+    return found;
   }
 
   /**

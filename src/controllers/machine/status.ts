@@ -16,6 +16,8 @@ export interface VolumeObservation {
   claimPhase?: string;
   /** Set when an object this controller does not control holds the claim's name. */
   conflict?: string;
+  /** The API server refused to create the claim (quota, admission, validation): its message. */
+  refused?: string;
   restore: RestoreState;
 }
 
@@ -28,6 +30,8 @@ export interface PodObservation {
   /** Why the pod failed, when its phase is Failed or Succeeded. */
   failure?: string;
   conflict?: string;
+  /** The API server refused to create the pod (admission, quota, validation): its message. */
+  refused?: string;
 }
 
 export interface MachineObservations {
@@ -37,6 +41,8 @@ export interface MachineObservations {
   stopped: boolean;
   volumes: VolumeObservation[];
   pod: PodObservation;
+  /** Set when the controller held back creating something it needs (see gate.ts). */
+  waiting?: { reason: string; message: string };
 }
 
 interface Verdict {
@@ -55,6 +61,8 @@ function describeClaim(v: VolumeObservation): string {
 export function volumesVerdict(volumes: readonly VolumeObservation[]): Verdict {
   const conflict = volumes.find((v) => v.conflict);
   if (conflict) return { status: 'False', reason: 'ClaimConflict', message: conflict.conflict! };
+  const refused = claimRefusal(volumes);
+  if (refused) return refused;
   for (const v of volumes) {
     if (v.restore.kind === 'failed')
       return { status: 'False', reason: v.restore.reason, message: v.restore.message };
@@ -86,10 +94,29 @@ export function volumesVerdict(volumes: readonly VolumeObservation[]): Verdict {
   };
 }
 
+function claimRefusal(volumes: readonly VolumeObservation[]): Verdict | undefined {
+  const refused = volumes.find((v) => v.refused !== undefined);
+  if (!refused) return undefined;
+  return {
+    status: 'False',
+    reason: 'ClaimRefused',
+    message: `the API server refused claim ${refused.claimName}: ${refused.refused}; retrying with backoff`,
+  };
+}
+
 function failureOf(obs: MachineObservations): Verdict | undefined {
   const claimConflict = obs.volumes.find((v) => v.conflict);
   if (claimConflict) return { status: 'False', reason: 'ClaimConflict', message: claimConflict.conflict! };
+  const claimRefused = claimRefusal(obs.volumes);
+  if (claimRefused) return claimRefused;
   if (obs.pod.conflict) return { status: 'False', reason: 'PodConflict', message: obs.pod.conflict };
+  if (obs.pod.refused !== undefined) {
+    return {
+      status: 'False',
+      reason: 'PodRefused',
+      message: `the API server refused pod ${obs.pod.name}: ${obs.pod.refused}; retrying with backoff`,
+    };
+  }
   for (const v of obs.volumes) {
     if (v.restore.kind === 'failed')
       return { status: 'False', reason: v.restore.reason, message: v.restore.message };
@@ -111,6 +138,7 @@ function failureOf(obs: MachineObservations): Verdict | undefined {
 export function machinePhase(obs: MachineObservations): MachinePhase {
   if (obs.deleting) return obs.stopped ? 'Stopped' : 'Stopping';
   if (failureOf(obs)) return 'Failed';
+  if (obs.waiting) return 'Pending';
   const waiting = obs.volumes.some((v) => v.restore.kind === 'waiting' || v.claimPhase !== 'Bound');
   if (waiting) return 'Pending';
   if (obs.pod.exists && !obs.pod.terminating && obs.pod.phase === 'Running') return 'Running';
@@ -134,6 +162,7 @@ function readyVerdict(obs: MachineObservations, volumes: Verdict): Verdict {
   }
   const failure = failureOf(obs);
   if (failure) return failure;
+  if (obs.waiting) return { status: 'False', ...obs.waiting };
   if (volumes.status !== 'True')
     return { status: 'False', reason: 'VolumesNotReady', message: volumes.message };
   if (!pod.exists) return { status: 'False', reason: 'PodNotCreated', message: `creating pod ${pod.name}` };

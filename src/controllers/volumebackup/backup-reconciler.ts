@@ -7,21 +7,25 @@ import {
   type VolumeBackupPhase,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import { toMillis } from '../../runtime/client/kube-client.ts';
+import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventRecorder } from '../../runtime/events/index.ts';
+import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { updateStatus } from '../../runtime/write/status.ts';
 import { desiredBackupClaim, desiredCopyJob } from './children.ts';
+import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
 import { backupClaimName, skipRequested } from './names.ts';
 import {
   attemptsByVolume,
   computeBackupStatus,
   copyAttempt,
+  isTerminal,
   READY,
   type RetryPolicy,
   type VolumeProgress,
@@ -39,10 +43,25 @@ export interface VolumeBackupDeps {
   /** Image of the copy Jobs (the manager's --backup-job-image). */
   copyImage: string;
   retry: RetryPolicy;
+  /** How long a VolumeBackup may take from its startTime (see deadline.ts). */
+  deadlineMs: number;
   now?: () => Date;
 }
 
 const onBackup = { regardingType: VOLUME_BACKUP };
+
+/** The fields of an events.k8s.io/v1 Event read here. */
+interface FailedCreateEvent extends KubeObject {
+  note?: string;
+  eventTime?: string | Date;
+  regarding?: { uid?: string };
+}
+
+function eventTime(e: FailedCreateEvent): number {
+  return toMillis(e.eventTime) ?? toMillis(e.metadata?.creationTimestamp) ?? 0;
+}
+const SOURCE_GONE_HINT =
+  'nothing left to copy (a foreground cascading deletion of the Machine deletes its claims first; delete Machines with the default background propagation)';
 /** How soon to look again when a claim of ours is still held by a namesake being deleted. */
 const NAMESAKE_RETRY_MS = 2000;
 
@@ -73,9 +92,21 @@ export class VolumeBackupReconciler implements Reconciler {
     if (backup.status?.phase === 'Failed' && !skipped) return undefined;
 
     const now = this.deps.now?.() ?? new Date();
-    const { progress, created, retryInMs } = skipped
-      ? { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined }
-      : await this.advance(backup, jobs, now, ctx);
+    const deadline = deadlineAt(backup, this.deps.deadlineMs, now.getTime());
+    let deadlineExceeded: string | undefined;
+    let step: { progress: VolumeProgress[]; created: number; retryInMs: number | undefined };
+    if (skipped) {
+      step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
+    } else if (now.getTime() >= deadline) {
+      // Out of time: start nothing more, and say where each volume stands.
+      step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
+      if (!step.progress.every((p) => p.state === 'copied')) {
+        deadlineExceeded = await this.deadlineMessage(jobs, step.progress, ctx);
+      }
+    } else {
+      step = await this.advance(backup, jobs, now, deadline, ctx);
+    }
+    const { progress, created, retryInMs } = step;
 
     const before = backup.status?.phase;
     const { object } = await updateStatus(
@@ -85,13 +116,64 @@ export class VolumeBackupReconciler implements Reconciler {
       (current) =>
         computeBackupStatus(
           current,
-          { progress, jobCount: jobs.length + created, skipped, generation: current.metadata.generation },
+          {
+            progress,
+            jobCount: jobs.length + created,
+            skipped,
+            generation: current.metadata.generation,
+            ...(deadlineExceeded !== undefined ? { deadlineExceeded } : {}),
+          },
           now,
         ),
       { signal: ctx.signal },
     );
     this.reportPhaseChange(object, before, ctx);
-    return retryInMs === undefined ? undefined : { requeueAfterMs: Math.max(retryInMs, 1) };
+    if (isTerminal(object.status?.phase)) return undefined;
+    // Look again at the deadline at the latest, even if no Job or claim ever changes again.
+    const untilDeadline = deadline - now.getTime();
+    return { requeueAfterMs: Math.max(Math.min(retryInMs ?? untilDeadline, untilDeadline), 1) };
+  }
+
+  /** The DeadlineExceeded message: for each volume not copied, where its latest copy Job stands. */
+  private async deadlineMessage(
+    jobs: readonly V1Job[],
+    progress: readonly VolumeProgress[],
+    ctx: ReconcileContext,
+  ): Promise<string> {
+    const attempts = attemptsByVolume(jobs);
+    const states = new Map<string, string>();
+    for (const p of progress) {
+      if (p.state === 'copied') continue;
+      const last = attempts.get(p.volume)?.at(-1);
+      const job = last && jobs.find((j) => j.metadata?.name === last.name);
+      if (!job) continue;
+      const pods = this.deps.pods.byOwner(job.metadata?.uid ?? '').filter((pod) => !isBeingDeleted(pod));
+      const never = neverHadPods(job, pods);
+      if (p.state !== 'copying' && !never) continue;
+      const failedCreate = never ? await this.failedCreate(job, ctx) : undefined;
+      states.set(p.volume, describeJob(job, pods, failedCreate));
+    }
+    return deadlineMessage(this.deps.deadlineMs, progress, (volume) => states.get(volume));
+  }
+
+  /** The note of the latest FailedCreate Event the Job controller recorded for `job`, if any. */
+  private async failedCreate(job: V1Job, ctx: ReconcileContext): Promise<string | undefined> {
+    try {
+      const list = await this.deps.client.list<FailedCreateEvent>(CoreTypes.Event, {
+        namespace: job.metadata?.namespace,
+        fieldSelector: `regarding.name=${job.metadata?.name},reason=FailedCreate`,
+        signal: ctx.signal,
+      });
+      const latest = list.items
+        .filter((e) => e.regarding?.uid === undefined || e.regarding.uid === job.metadata?.uid)
+        .sort((a, b) => eventTime(a) - eventTime(b))
+        .at(-1);
+      return latest?.note;
+    } catch (err) {
+      // Only a better message is lost; the backup still fails with the Job's state.
+      ctx.log.debug('could not read the Job events', { job: job.metadata?.name, error: String(err) });
+      return undefined;
+    }
   }
 
   private progressOf(backup: VolumeBackup, jobs: readonly V1Job[], now: Date): VolumeProgress[] {
@@ -110,6 +192,7 @@ export class VolumeBackupReconciler implements Reconciler {
     backup: VolumeBackup,
     jobs: readonly V1Job[],
     now: Date,
+    deadline: number,
     ctx: ReconcileContext,
   ): Promise<{ progress: VolumeProgress[]; created: number; retryInMs: number | undefined }> {
     const progress: VolumeProgress[] = [];
@@ -126,8 +209,10 @@ export class VolumeBackupReconciler implements Reconciler {
         if ('failed' in claim) p = { volume: volume.name, state: 'failed', message: claim.failed };
         else if ('retryInMs' in claim) soonest(claim.retryInMs);
         else {
-          const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, ctx);
+          const seconds = jobDeadlineSeconds(deadline, now.getTime());
+          const job = await this.startCopy(backup, volume, p.attempt, p.lastFailure, seconds, ctx);
           if (job === undefined) soonest(NAMESAKE_RETRY_MS);
+          else if (typeof job === 'object') p = { volume: volume.name, state: 'failed', message: job.failed };
           else {
             created++;
             p = { volume: volume.name, state: 'copying', attempt: p.attempt, job };
@@ -183,21 +268,15 @@ export class VolumeBackupReconciler implements Reconciler {
     const ns = backup.metadata.namespace ?? '';
     const name = backupClaimName(backup, volume.name);
     const existing = this.deps.claims.get(ns, name);
-    if (existing) {
-      if (isControlledBy(existing, backup)) return { ok: true };
-      // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
-      // have marked it for deletion yet), so wait rather than fail.
-      const owner = controllerRefOf(existing);
-      const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
-      if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+    if (existing) return this.checkExistingClaim(backup, volume, existing);
+    const source = await this.readClaim(ns, volume.claimName, ctx);
+    // Gone or going: nothing can copy it (a pod cannot start on a claim being deleted). The usual
+    // cause is a foreground cascading deletion, which deletes the Machine's claims before its finalizers.
+    if (!source || isBeingDeleted(source)) {
       return {
         ok: false,
-        failed: `volume ${volume.name}: claim ${name} exists and is not owned by this VolumeBackup`,
+        failed: `volume ${volume.name}: source claim ${volume.claimName} ${source ? 'is being deleted' : 'not found'}; ${SOURCE_GONE_HINT}`,
       };
-    }
-    const source = await this.sourceClaim(ns, volume.claimName, ctx);
-    if (!source) {
-      return { ok: false, failed: `volume ${volume.name}: source claim ${volume.claimName} not found` };
     }
     try {
       await this.deps.client.create(
@@ -216,12 +295,67 @@ export class VolumeBackupReconciler implements Reconciler {
         onBackup,
       );
     } catch (err) {
+      // Refused (a storage quota, a webhook) or invalid: a person has to act, so say it now.
+      if (isForbidden(err) || isInvalid(err)) {
+        return {
+          ok: false,
+          failed: `volume ${volume.name}: backup claim ${name} refused: ${errorMessage(err)}`,
+        };
+      }
       if (!isAlreadyExists(err)) throw err;
+      // Ours and not cached yet, or someone else's: the cache holds only claims with our label, so
+      // a foreign claim of this name is invisible to it. Never copy into a claim that is not ours.
+      const live = await this.readClaim(ns, name, ctx);
+      if (!live) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+      return this.checkExistingClaim(backup, volume, live);
     }
     return { ok: true };
   }
 
-  private async sourceClaim(
+  /**
+   * After AlreadyExists on a copy Job: ours and not cached yet (look again shortly), a namesake of an
+   * earlier VolumeBackup still being collected (likewise), or someone else's, which the cache cannot
+   * show (it holds only Jobs with our label): then the attempt cannot run, and the backup says why.
+   */
+  private async existingCopyJob(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    name: string,
+    ctx: ReconcileContext,
+  ): Promise<{ failed: string } | undefined> {
+    let job: V1Job | undefined;
+    try {
+      job = await this.deps.client.get<V1Job>(CoreTypes.Job, backup.metadata.namespace, name, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+    const owner = controllerRefOf(job);
+    const ours = isControlledBy(job, backup);
+    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
+    if (ours || namesake || isBeingDeleted(job)) return undefined;
+    return { failed: `volume ${volume.name}: Job ${name} exists and is not owned by this VolumeBackup` };
+  }
+
+  /** Whether an existing claim of the backup claim's name may be copied into. */
+  private checkExistingClaim(
+    backup: VolumeBackup,
+    volume: BackupSourceVolume,
+    existing: V1PersistentVolumeClaim,
+  ): ClaimCheck {
+    if (isControlledBy(existing, backup)) return { ok: true };
+    // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
+    // have marked it for deletion yet), so wait rather than fail.
+    const owner = controllerRefOf(existing);
+    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
+    if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+    return {
+      ok: false,
+      failed: `volume ${volume.name}: claim ${existing.metadata?.name} exists and is not owned by this VolumeBackup`,
+    };
+  }
+
+  private async readClaim(
     ns: string,
     name: string,
     ctx: ReconcileContext,
@@ -242,22 +376,36 @@ export class VolumeBackupReconciler implements Reconciler {
     }
   }
 
-  /** Creates attempt `attempt`'s copy Job; returns its name, or undefined when the name is taken. */
+  /**
+   * Creates attempt `attempt`'s copy Job; returns its name, undefined when the name is taken, or why
+   * the API server refused it.
+   */
   private async startCopy(
     backup: VolumeBackup,
     volume: BackupSourceVolume,
     attempt: number,
     lastFailure: string | undefined,
+    deadlineSeconds: number,
     ctx: ReconcileContext,
-  ): Promise<string | undefined> {
-    const job = desiredCopyJob(backup, volume.name, volume.claimName, attempt, this.deps.copyImage);
+  ): Promise<string | { failed: string } | undefined> {
+    const job = desiredCopyJob(
+      backup,
+      volume.name,
+      volume.claimName,
+      attempt,
+      this.deps.copyImage,
+      deadlineSeconds,
+    );
     const name = job.metadata?.name ?? '';
     try {
       await this.deps.client.create(CoreTypes.Job, job, { signal: ctx.signal });
     } catch (err) {
       // Ours, not cached yet, or a namesake of an earlier VolumeBackup still being collected:
       // either way, look again shortly.
-      if (isAlreadyExists(err)) return undefined;
+      if (isAlreadyExists(err)) return this.existingCopyJob(backup, volume, name, ctx);
+      if (isForbidden(err) || isInvalid(err)) {
+        return { failed: `volume ${volume.name}: copy Job ${name} refused: ${errorMessage(err)}` };
+      }
       throw err;
     }
     if (lastFailure) {

@@ -7,13 +7,18 @@ import { ATTEMPT_LABEL, backupClaimName, childLabels, copyJobName, ROLE_LABEL } 
 /** Used when the source claim does not say how big it is (it always does once admitted). */
 export const FALLBACK_SIZE = '1Gi';
 
-/** A claim, owned by the VolumeBackup, as big as the source claim and of the same storage class. */
+/**
+ * A claim, owned by the VolumeBackup, as big as the source claim and of the same storage class.
+ * "As big" is the source's provisioned capacity (status.capacity), which can exceed what it requested
+ * (a 1Gi request bound to a 10Gi volume may hold 10Gi of data); the request stands in until the
+ * claim reports a capacity.
+ */
 export function desiredBackupClaim(
   backup: VolumeBackup,
   volume: string,
   source: V1PersistentVolumeClaim,
 ): V1PersistentVolumeClaim {
-  const size = source.spec?.resources?.requests?.storage ?? FALLBACK_SIZE;
+  const size = source.status?.capacity?.storage ?? source.spec?.resources?.requests?.storage ?? FALLBACK_SIZE;
   const storageClassName = source.spec?.storageClassName;
   return {
     apiVersion: 'v1',
@@ -35,6 +40,8 @@ export function desiredBackupClaim(
 /**
  * One attempt at copying a source claim into its backup claim. backoffLimit 0: the controller, not
  * the Job, retries, with a new Job per attempt, so each attempt stays visible and counted.
+ * activeDeadlineSeconds (what is left of the backup's deadline) ends a copy that cannot run or
+ * hangs: the Job fails with DeadlineExceeded instead of waiting forever.
  */
 export function desiredCopyJob(
   backup: VolumeBackup,
@@ -42,6 +49,7 @@ export function desiredCopyJob(
   sourceClaimName: string,
   attempt: number,
   image: string,
+  activeDeadlineSeconds: number,
 ): V1Job {
   const labels = { ...childLabels(backup, volume), [ROLE_LABEL]: 'backup', [ATTEMPT_LABEL]: String(attempt) };
   return {
@@ -55,6 +63,7 @@ export function desiredCopyJob(
     },
     spec: {
       backoffLimit: 0,
+      activeDeadlineSeconds,
       template: volumeCopyPodTemplate(image, sourceClaimName, backupClaimName(backup, volume), labels),
     },
   };

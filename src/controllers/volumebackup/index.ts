@@ -4,6 +4,7 @@ import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { VolumeBackupReconciler } from './backup-reconciler.ts';
+import { DEFAULT_DEADLINE_MS } from './deadline.ts';
 import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
 import { backupName, skipRequested } from './names.ts';
 import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './progress.ts';
@@ -18,6 +19,11 @@ export interface VolumeBackupOptions {
   maxCopyAttempts?: number;
   /** Pause after the first failed copy, doubling after each further one (default 10 s). */
   retryBackoffMs?: number;
+  /**
+   * How long a VolumeBackup may take, from its startTime, before it fails with DeadlineExceeded
+   * (default: the manager's --volume-copy-deadline, 1 h).
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -74,6 +80,7 @@ export function registerVolumeBackupJobsController(
         pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
         events: manager.events,
         copyImage: manager.config.backupJobImage,
+        deadlineMs: options.deadlineMs ?? manager.config.volumeCopyDeadlineMs ?? DEFAULT_DEADLINE_MS,
         retry: exponentialRetry(
           options.maxCopyAttempts ?? DEFAULT_MAX_ATTEMPTS,
           options.retryBackoffMs ?? DEFAULT_INITIAL_BACKOFF_MS,

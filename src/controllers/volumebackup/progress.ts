@@ -112,6 +112,8 @@ export interface BackupFacts {
   jobCount: number;
   /** The Machine was let go without waiting (skip annotation). */
   skipped: boolean;
+  /** Set once the backup's deadline passed: why it is Failed (see deadline.ts). */
+  deadlineExceeded?: string;
   generation?: number;
 }
 
@@ -123,6 +125,7 @@ function nextPhase(current: VolumeBackupPhase | undefined, facts: BackupFacts): 
   if (isTerminal(current)) return current!;
   if (facts.progress.every((p) => p.state === 'copied')) return 'Completed';
   if (facts.skipped) return 'Failed';
+  if (facts.deadlineExceeded !== undefined) return 'Failed';
   if (facts.progress.some((p) => p.state === 'failed')) return 'Failed';
   return facts.jobCount > 0 ? 'Running' : 'Pending';
 }
@@ -145,6 +148,9 @@ function readyCondition(phase: VolumeBackupPhase, facts: BackupFacts, skippedNow
         reason: 'BackupSkipped',
         message: `abandoned after ${copied} of ${total} volumes: the Machine was deleted without a backup`,
       };
+    }
+    if (facts.deadlineExceeded !== undefined) {
+      return { ...base, status: 'False', reason: 'DeadlineExceeded', message: facts.deadlineExceeded };
     }
     const failures = facts.progress.flatMap((p) => (p.state === 'failed' ? [p.message] : []));
     return { ...base, status: 'False', reason: 'BackupFailed', message: failures.join('; ') || 'failed' };

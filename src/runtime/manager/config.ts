@@ -25,6 +25,8 @@ export interface ManagerConfig {
   gracefulShutdownMs: number;
   logLevel: LogLevel;
   backupJobImage: string;
+  /** How long a VolumeBackup (all its copy attempts) or a restore Job may take before it fails. */
+  volumeCopyDeadlineMs: number;
   /** Exit the process when the lease is lost (as controller-runtime does); the pod is restarted clean. */
   exitOnLostLease: boolean;
 }
@@ -116,6 +118,11 @@ export const FLAGS = {
     default: 'busybox:1.36',
     help: 'Image of the Jobs that copy volumes for backups and restores.',
   },
+  'volume-copy-deadline': {
+    type: 'string',
+    default: '1h',
+    help: 'How long a VolumeBackup (all its copy attempts) or a restore Job may run before it fails.',
+  },
   'exit-on-lost-lease': {
     type: 'boolean',
     default: true,
@@ -154,6 +161,13 @@ export function parseDuration(flag: string, value: string): number {
   if (!match) throw new ConfigError(`--${flag}: "${value}" is not a duration (use e.g. 500ms, 15s, 2m)`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
   return Number(match[1]) * unit;
+}
+
+/** A duration of at least one second (Job deadlines are whole seconds). */
+function positiveDuration(flag: string, value: string): number {
+  const ms = parseDuration(flag, value);
+  if (ms < 1000) throw new ConfigError(`--${flag}: "${value}" must be at least 1s`);
+  return ms;
 }
 
 function parseNumber(
@@ -271,6 +285,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     gracefulShutdownMs: parseDuration('graceful-shutdown-timeout', get('graceful-shutdown-timeout')),
     logLevel,
     backupJobImage: get('backup-job-image'),
+    volumeCopyDeadlineMs: positiveDuration('volume-copy-deadline', get('volume-copy-deadline')),
     exitOnLostLease: bool('exit-on-lost-lease'),
   };
 }

@@ -192,3 +192,33 @@ export async function stopMachineSuite(suite: MachineSuite | undefined): Promise
   await releaseMachines(suite.client, suite.ns);
   await stopOperatorSuite(suite);
 }
+
+interface QuotaLike extends KubeObject {
+  status?: { hard?: Record<string, string>; used?: Record<string, string> };
+}
+
+/**
+ * Creates a ResourceQuota and waits until kube-controller-manager has computed its usage: until
+ * then, a create racing the API server's quota cache may still be admitted.
+ */
+export async function createQuota(
+  client: KubeClient,
+  ns: string,
+  name: string,
+  hard: Record<string, string>,
+): Promise<void> {
+  await client.create(CoreTypes.ResourceQuota, {
+    apiVersion: 'v1',
+    kind: 'ResourceQuota',
+    metadata: { name, namespace: ns },
+    spec: { hard },
+  });
+  await waitFor(`ResourceQuota ${name} to be computed`, async () => {
+    const quota = await client.get<QuotaLike>(CoreTypes.ResourceQuota, ns, name);
+    return Object.keys(hard).every(
+      (k) => quota.status?.hard?.[k] !== undefined && quota.status.used?.[k] !== undefined,
+    );
+  });
+  // The API server's quota cache follows the status update through a watch; give it a moment.
+  await new Promise((r) => setTimeout(r, 500));
+}

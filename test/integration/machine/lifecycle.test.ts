@@ -70,6 +70,9 @@ describe('Machine lifecycle with backups', () => {
   it('deletes it: pod first, then a VolumeBackup that completes, then the Machine and its claims', async () => {
     const started = Date.now();
     const before = await getMachine(client, ns, 'alpha');
+    const capacity = new Map(
+      (await claims(client, ns)).map((c) => [c.metadata?.name, c.status?.capacity?.storage]),
+    );
     await client.delete(MACHINE, ns, 'alpha');
     // Poll: VolumeBackups first, then pods, so a pod seen alongside a VolumeBackup certainly
     // existed after that VolumeBackup was created.
@@ -129,6 +132,11 @@ describe('Machine lifecycle with backups', () => {
       const claim = left.find((c) => c.metadata?.name === name);
       assert.ok(claim, `backup claim ${name} remains`);
       assert.equal(claim.metadata?.ownerReferences?.[0]?.uid, backup.metadata.uid);
+      // As big as the source claim's provisioned capacity, not its (smaller) request.
+      const source = backup.spec.volumes.find((v) => name.endsWith(`-${v.name}`))?.claimName;
+      const sourceCapacity = capacity.get(source);
+      assert.ok(sourceCapacity, `source claim ${source} reported a capacity`);
+      assert.equal(claim.spec?.resources?.requests?.storage, sourceCapacity);
     }
     const copyJobs = (await jobs(client, ns)).filter((j) =>
       j.metadata?.ownerReferences?.some((r) => r.uid === backup.metadata.uid),

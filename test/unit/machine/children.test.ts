@@ -7,6 +7,7 @@ import {
   desiredRestoreJob,
   storageRequest,
 } from '../../../src/controllers/machine/children.ts';
+import { restrictedViolations } from '../../support/pod-security.ts';
 import { machine } from './fixtures.ts';
 
 const MANAGED = { 'app.kubernetes.io/managed-by': 'basic-operator' };
@@ -71,7 +72,7 @@ describe('desiredPod', () => {
 describe('desiredRestoreJob', () => {
   it('copies the backup claim (read-only) into the claim, with the configured image', () => {
     const m = machine();
-    const job = desiredRestoreJob(m, m.spec.volumes![0]!, 'old-1234abcd-data', 'busybox:1.36');
+    const job = desiredRestoreJob(m, m.spec.volumes![0]!, 'old-1234abcd-data', 'busybox:1.36', 3600);
     assert.equal(job.metadata?.name, 'web-data-restore');
     assert.equal(job.metadata?.labels?.['infra.basicoperator.dev/role'], 'restore');
     assert.equal(job.metadata?.ownerReferences?.[0]?.uid, m.metadata.uid);
@@ -84,5 +85,12 @@ describe('desiredRestoreJob', () => {
       { name: 'target', persistentVolumeClaim: { claimName: 'web-data' } },
     ]);
     assert.equal(job.spec?.template.metadata?.labels?.['app.kubernetes.io/managed-by'], 'basic-operator');
+    assert.equal(job.spec?.activeDeadlineSeconds, 3600, 'a restore that cannot run or hangs ends');
+  });
+
+  it('runs a pod that meets the Pod Security restricted profile', () => {
+    const m = machine();
+    const job = desiredRestoreJob(m, m.spec.volumes![0]!, 'old-1234abcd-data', 'busybox:1.36', 3600);
+    assert.deepEqual(restrictedViolations(job.spec!.template.spec!), []);
   });
 });

@@ -75,6 +75,46 @@ describe('machinePhase', () => {
     assert.equal(machinePhase(obs({ volumes: [{ ...bound('data'), conflict: 'taken' }] })), 'Failed');
   });
 
+  it('is Failed, saying why, while the API server refuses the pod', () => {
+    const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
+    const refused = obs({ pod: { ...noPod, refused: 'pods "web" is forbidden: exceeded quota' } });
+    assert.equal(machinePhase(refused), 'Failed');
+    const ready = computeMachineStatus(undefined, refused, NOW).conditions?.find((c) => c.type === 'Ready');
+    assert.equal(ready?.reason, 'PodRefused');
+    assert.match(ready?.message ?? '', /refused pod web: pods "web" is forbidden: exceeded quota/);
+  });
+
+  it('is Failed, saying why, while the API server refuses a claim', () => {
+    const refused = obs({
+      volumes: [
+        { name: 'data', claimName: 'web-data', refused: 'exceeded quota', restore: { kind: 'none' } },
+      ],
+      pod: { name: 'web', exists: false, terminating: false, ready: false },
+    });
+    assert.equal(machinePhase(refused), 'Failed');
+    const status = computeMachineStatus(undefined, refused, NOW);
+    assert.deepEqual(
+      status.conditions?.map((c) => [c.type, c.reason]),
+      [
+        ['VolumesReady', 'ClaimRefused'],
+        ['Ready', 'ClaimRefused'],
+      ],
+    );
+  });
+
+  it('is Pending, saying why, while creation waits for the backup finalizer', () => {
+    const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
+    const waiting = obs({
+      volumes: [{ ...bound('data'), claimPhase: undefined }],
+      pod: noPod,
+      waiting: { reason: 'WaitingForBackupFinalizer', message: 'waiting for the finalizer' },
+    });
+    assert.equal(machinePhase(waiting), 'Pending');
+    const status = computeMachineStatus(undefined, waiting, NOW);
+    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    assert.deepEqual([ready?.status, ready?.reason], ['False', 'WaitingForBackupFinalizer']);
+  });
+
   it('is Stopping then Stopped while being deleted', () => {
     assert.equal(machinePhase(obs({ deleting: true })), 'Stopping');
     assert.equal(machinePhase(obs({ deleting: true, stopped: true })), 'Stopped');

@@ -112,6 +112,7 @@ describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
         health: config.healthProbeBindAddress,
         logLevel: config.logLevel,
         backupJobImage: config.backupJobImage,
+        volumeCopyDeadlineMs: config.volumeCopyDeadlineMs,
       },
       {
         namespaces: [],
@@ -122,6 +123,7 @@ describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
         health: ':8081',
         logLevel: 'info',
         backupJobImage: 'busybox:1.36',
+        volumeCopyDeadlineMs: 3_600_000,
       },
     );
     assert.match(config.leaderElection.identity, /^basic-operator-0_/);

@@ -100,6 +100,7 @@ describe('the chart accepts and applies good values', { skip: HELM_MISSING }, ()
         'leaderElection.retryPeriod=1500ms',
         'logLevel=debug',
         'backup.jobImage=registry.example.com/tools/busybox:1.36',
+        'backup.deadline=3h',
       ],
     });
     assert.deepEqual(
@@ -111,6 +112,7 @@ describe('the chart accepts and applies good values', { skip: HELM_MISSING }, ()
         retry: env(manifests).BASIC_OPERATOR_LEADER_ELECTION_RETRY_PERIOD,
         logLevel: env(manifests).BASIC_OPERATOR_LOG_LEVEL,
         jobImage: env(manifests).BASIC_OPERATOR_BACKUP_JOB_IMAGE,
+        deadline: env(manifests).BASIC_OPERATOR_VOLUME_COPY_DEADLINE,
       },
       {
         namespaces: 'team-a,team-b',
@@ -120,6 +122,7 @@ describe('the chart accepts and applies good values', { skip: HELM_MISSING }, ()
         retry: '1500ms',
         logLevel: 'debug',
         jobImage: 'registry.example.com/tools/busybox:1.36',
+        deadline: '3h',
       },
     );
   });

@@ -6,6 +6,14 @@ import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 /** Copy everything, keeping owners, modes and times. */
 export const VOLUME_COPY_COMMAND: readonly string[] = ['sh', '-c', 'cp -a /source/. /target/'];
 
+/**
+ * The uid and gid copies run as (the conventional "nonroot" of distroless images). Copies never run
+ * as root, so they pass the Pod Security `restricted` profile; fsGroup makes the target claim
+ * writable for this user. What this costs: ownership is not preserved (copied files belong to this
+ * uid and gid, with their modes and times kept), and a file this user cannot read fails the copy.
+ */
+export const VOLUME_COPY_USER = 65532;
+
 /** The pod of a copy Job: `source` mounted read-only at /source, `target` at /target. */
 export function volumeCopyPodTemplate(
   image: string,
@@ -17,11 +25,23 @@ export function volumeCopyPodTemplate(
     metadata: { labels },
     spec: {
       restartPolicy: 'Never',
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: VOLUME_COPY_USER,
+        runAsGroup: VOLUME_COPY_USER,
+        fsGroup: VOLUME_COPY_USER,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
       containers: [
         {
           name: 'copy',
           image,
           command: [...VOLUME_COPY_COMMAND],
+          securityContext: {
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+            readOnlyRootFilesystem: true,
+          },
           volumeMounts: [
             { name: 'source', mountPath: '/source', readOnly: true },
             { name: 'target', mountPath: '/target' },

@@ -1,0 +1,192 @@
+// Copy Jobs in a namespace that enforces the Pod Security `restricted` profile, and backups that can
+// never finish: kube-apiserver's PodSecurity admission and ResourceQuota are real here, so a copy pod
+// that breaks `restricted` is refused exactly as on a production cluster. A backup must then fail
+// with its reason by its deadline, never stay Running forever.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Job, V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+} from '../../../src/apis/index.ts';
+import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { toMillis } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
+import { waitFor } from '../../support/wait.ts';
+import {
+  condition,
+  createQuota,
+  jobs,
+  pods,
+  prepareCluster,
+  stopMachineSuite,
+  waitForEvent,
+} from './helpers.ts';
+
+/** Short, so a stuck backup fails within the test; long enough for a kwok copy to finish. */
+const DEADLINE_MS = 20_000;
+
+describe('copy Jobs under Pod Security restricted, and backups that cannot finish', () => {
+  let suite: OperatorSuite | undefined;
+  let client: KubeClient;
+  let ns: string;
+
+  before(async () => {
+    await prepareCluster(10);
+    suite = await startOperatorSuite('machine-psa', (m) =>
+      registerVolumeBackupJobsController(m, { deadlineMs: DEADLINE_MS, retryBackoffMs: 500 }),
+    );
+    ({ client, ns } = suite);
+    await client.patch<V1Namespace>(CoreTypes.Namespace, undefined, ns, 'merge', {
+      metadata: {
+        labels: {
+          'pod-security.kubernetes.io/enforce': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'latest',
+        },
+      },
+    });
+  });
+  after(() => stopMachineSuite(suite));
+
+  async function sourceClaim(name: string, storageClassName?: string): Promise<void> {
+    await client.create<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name, namespace: ns, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '1Gi' } },
+        ...(storageClassName ? { storageClassName } : {}),
+      },
+    });
+  }
+
+  /** A hand-made VolumeBackup of one claim (no Machine involved). */
+  async function volumeBackup(name: string, claimName: string): Promise<VolumeBackup> {
+    return client.create<VolumeBackup>(VOLUME_BACKUP, {
+      apiVersion: VOLUME_BACKUP.apiVersion,
+      kind: VOLUME_BACKUP.kind,
+      metadata: { name, namespace: ns },
+      spec: { machineName: 'none', machineUID: `uid-${name}`, volumes: [{ name: 'data', claimName }] },
+    });
+  }
+
+  async function waitForPhase(name: string, phase: string, timeoutMs: number): Promise<VolumeBackup> {
+    return waitFor(
+      `VolumeBackup ${name} to be ${phase}`,
+      async () => {
+        const b = await client.get<VolumeBackup>(VOLUME_BACKUP, ns, name);
+        return b.status?.phase === phase ? b : undefined;
+      },
+      { timeoutMs },
+    );
+  }
+
+  it('the copy pods are admitted in a restricted namespace and the backup completes', async () => {
+    await sourceClaim('plain');
+    await volumeBackup('plain-backup', 'plain');
+    const pod = await waitFor(
+      'a copy pod to be admitted',
+      async () =>
+        (await pods(client, ns)).find((p: V1Pod) => p.metadata?.name?.startsWith('plain-backup-data-1')),
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(pod.spec?.securityContext?.runAsNonRoot, true);
+    const done = await waitForPhase('plain-backup', 'Completed', 60_000);
+    assert.equal(condition(done, 'Ready')?.reason, 'BackupCompleted');
+    const job = (await jobs(client, ns)).find((j) => j.metadata?.name === 'plain-backup-data-1');
+    assert.ok(job?.spec?.activeDeadlineSeconds !== undefined, 'the copy Job has a deadline');
+    assert.ok(job.spec.activeDeadlineSeconds <= DEADLINE_MS / 1000);
+  });
+
+  it('a copy whose claims never bind fails by the deadline, saying why', async () => {
+    await sourceClaim('unbound', 'no-such-class');
+    const created = await volumeBackup('unbound-backup', 'unbound');
+    const failed = await waitForPhase('unbound-backup', 'Failed', DEADLINE_MS + 30_000);
+    const ready = condition(failed, 'Ready');
+    assert.equal(ready?.reason, 'DeadlineExceeded');
+    assert.match(ready?.message ?? '', /not completed within the deadline of 20s/);
+    assert.match(
+      ready?.message ?? '',
+      /volume data: copy pod unbound-backup-data-1-\w+ is Pending, not scheduled/,
+    );
+    const took = toMillis(failed.status?.completionTime)! - toMillis(created.metadata.creationTimestamp)!;
+    assert.ok(took < DEADLINE_MS + 10_000, `failed ${took} ms after its creation`);
+    const event = await waitForEvent(client, ns, 'VolumeBackup', 'unbound-backup', 'DeadlineExceeded');
+    assert.equal(event.type, 'Warning');
+  });
+
+  it('a copy whose pods are refused fails by the deadline with the refusal', async () => {
+    // No pod may be created in the namespace any more: the Job controller's creates are refused.
+    await createQuota(client, ns, 'no-pods', { pods: '0' });
+    await sourceClaim('refused');
+    const created = await volumeBackup('refused-backup', 'refused');
+    const failed = await waitForPhase('refused-backup', 'Failed', DEADLINE_MS + 30_000);
+    const ready = condition(failed, 'Ready');
+    assert.equal(ready?.reason, 'DeadlineExceeded');
+    assert.match(ready?.message ?? '', /could not create its pod: .*forbidden.*quota/i);
+    const took = toMillis(failed.status?.completionTime)! - toMillis(created.metadata.creationTimestamp)!;
+    assert.ok(took < DEADLINE_MS + 10_000, `failed ${took} ms after its creation`);
+    const event = await waitForEvent(client, ns, 'VolumeBackup', 'refused-backup', 'DeadlineExceeded');
+    assert.equal(event.type, 'Warning');
+  });
+
+  it('never copies into a claim of the backup claim name that is not its own', async () => {
+    await sourceClaim('clash-src');
+    // Someone else's claim, without our label: invisible to the operator's cache.
+    await client.create<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'clash-backup-data', namespace: ns },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    });
+    await volumeBackup('clash-backup', 'clash-src');
+    const failed = await waitForPhase('clash-backup', 'Failed', DEADLINE_MS / 2);
+    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
+    assert.match(
+      condition(failed, 'Ready')?.message ?? '',
+      /claim clash-backup-data exists and is not owned by this VolumeBackup/,
+    );
+    assert.ok(
+      !(await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('clash-backup-')),
+      'no copy Job writes into the foreign claim',
+    );
+  });
+
+  it('says so when a Job of the copy Job name is not its own', async () => {
+    await sourceClaim('jclash-src');
+    await client.create<V1Job>(CoreTypes.Job, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'jclash-backup-data-1', namespace: ns },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    await volumeBackup('jclash-backup', 'jclash-src');
+    const failed = await waitForPhase('jclash-backup', 'Failed', DEADLINE_MS / 2);
+    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
+    assert.match(
+      condition(failed, 'Ready')?.message ?? '',
+      /Job jclash-backup-data-1 exists and is not owned by this VolumeBackup/,
+    );
+  });
+
+  it('a backup claim the API server refuses fails the backup at once, with the refusal', async () => {
+    await sourceClaim('quota-src');
+    // No more storage may be requested in the namespace: the backup claim is refused.
+    await createQuota(client, ns, 'no-storage', { 'requests.storage': '1' });
+    await volumeBackup('quota-backup', 'quota-src');
+    const failed = await waitForPhase('quota-backup', 'Failed', DEADLINE_MS / 2);
+    const ready = condition(failed, 'Ready');
+    assert.equal(ready?.reason, 'BackupFailed', 'failed for the refusal, not at the deadline');
+    assert.match(ready?.message ?? '', /backup claim quota-backup-data refused: .*forbidden.*quota/i);
+    const event = await waitForEvent(client, ns, 'VolumeBackup', 'quota-backup', 'BackupFailed');
+    assert.equal(event.type, 'Warning');
+  });
+});

@@ -29,8 +29,8 @@ export interface WorkloadModel {
   paused: boolean;
 }
 
-/** Pods whose template carries this annotation stay Running but never Ready (kwok stage). */
-export const NEVER_READY_ANNOTATION = 'test.basicoperator.dev/never-ready';
+/** Pods whose template carries this annotation stay Running but never Ready (a kwok stage of the local cluster). */
+export { NEVER_READY_ANNOTATION } from '../../e2e/providers/local/kwok-stages.ts';
 /** The label that tells the two sides' pods apart; a selector key of both. */
 export const SIDE_LABEL = 'app.kubernetes.io/instance';
 

@@ -95,6 +95,13 @@ export interface Snapshot {
 }
 
 const COMPARED_CONDITIONS = ['Available', 'Progressing', 'ReplicaFailure'];
+/**
+ * Progressing=True reasons of a rollout under way. Which one a resting rollout shows depends on how
+ * many syncs saw the new set before its pods existed (kube-controller-manager shows either for the same
+ * steps), so they compare as one.
+ */
+const IN_PROGRESS = ['NewReplicaSetCreated', 'FoundNewReplicaSet', 'ReplicaSetUpdated'];
+const IN_PROGRESS_CLASS = IN_PROGRESS.join('|');
 const STATUS_FIELDS = [
   'replicas',
   'updatedReplicas',
@@ -111,7 +118,10 @@ export function snapshot(state: SideState): Snapshot {
   for (const field of STATUS_FIELDS) status[field] = workload.status?.[field] ?? 0;
   const conditions: Record<string, string> = {};
   for (const c of workload.status?.conditions ?? []) {
-    if (COMPARED_CONDITIONS.includes(c.type)) conditions[c.type] = `${c.status}/${c.reason ?? ''}`;
+    if (!COMPARED_CONDITIONS.includes(c.type)) continue;
+    const reason =
+      c.type === 'Progressing' && IN_PROGRESS.includes(c.reason ?? '') ? IN_PROGRESS_CLASS : c.reason;
+    conditions[c.type] = `${c.status}/${reason ?? ''}`;
   }
   const live = state.pods.filter(isLive);
   const sets: Record<string, SetSummary> = {};

@@ -5,7 +5,7 @@ import { CoreTypes } from '../../src/runtime/client/resource.ts';
 import { applyOp, describeOp, fenceposts, type Op, type WorkloadModel } from './model.ts';
 import { diffSnapshots, flatten, pendingReasons, readSide, type Snapshot, snapshot } from './observe.ts';
 import { hotControllers, type RateSample, reconcileCounts } from './reconcile-rate.ts';
-import { PodSampler, type StepSample } from './sampler.ts';
+import { SideSampler, type StepSample } from './sampler.ts';
 import {
   applyModel,
   createOrphan,
@@ -182,7 +182,13 @@ function boundViolations(
   const surgeBound = Math.max(...models.map((m) => m.replicas + fenceposts(m).surge));
   const readyBound = Math.min(...models.map((m) => m.replicas - fenceposts(m).unavailable));
   const lines: string[] = [];
-  if (bo.maxLive > Math.max(surgeBound, kcm.maxLive)) {
+  if (bo.maxSetReplicas > Math.max(surgeBound, kcm.maxSetReplicas)) {
+    lines.push(
+      `surge: bo's sets asked for ${bo.maxSetReplicas} replicas at once; replicas+maxSurge allows ${surgeBound}, kcm's at most ${kcm.maxSetReplicas}`,
+    );
+  }
+  // Pods lag their sets (a pod being deleted still runs), on both sides: one pod of slack.
+  if (bo.maxLive > Math.max(surgeBound, kcm.maxLive) + 1) {
     lines.push(
       `surge: bo had ${bo.maxLive} live pods at once; replicas+maxSurge allows ${surgeBound}, kcm had at most ${kcm.maxLive}`,
     );
@@ -239,7 +245,7 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
   const log = opts.log ?? (() => {});
   const skip = new Set(opts.skip ?? []);
   const sides = makeSides(`s${seed}`);
-  const samplers = sides.map((side) => new PodSampler(client, side, namespace));
+  const samplers = sides.map((side) => new SideSampler(client, side, namespace));
   const result: SeedResult = { seed, ops: [...ops], cleanSteps: 0, durationMs: 0 };
   try {
     await Promise.all(samplers.map((s) => s.ready));
@@ -278,6 +284,7 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
         `seed ${seed} step ${step}/${ops.length - 1}: ${describeOp(op)} -> ` +
           `${settled.ok ? 'settled equal' : 'DIVERGED'} in ${(settled.elapsedMs / 1000).toFixed(1)}s ` +
           `(pods created kcm=${kcm.created} bo=${bo.created}; max live ${kcm.maxLive}/${bo.maxLive}; ` +
+          `max set replicas ${kcm.maxSetReplicas}/${bo.maxSetReplicas}; ` +
           `min ready ${kcm.minReady}/${bo.minReady}${notes.length ? `; ${notes.join('; ')}` : ''})`,
       );
       if (!settled.ok) {

@@ -13,7 +13,8 @@ const USAGE = `usage: npm run parity -- [options]
   --first F          the first seed of --seeds                              default 1
   --seed S           run seed S only (repeatable; overrides --seeds)
   --steps K          operations per seed after the create                   default 8
-  --kinds LIST       operation kinds: "a,b" only these, "-a,-b" all but these
+  --kinds LIST       only these operation kinds ("a,b"; "--kinds=-a,-b": all but these)
+  --exclude LIST     all operation kinds but these
                      (${OP_KINDS.join(', ')})
   --skip LIST        checks to skip: ${CHECKS.join(', ')}, or a snapshot path prefix
                      such as conditions.Available
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     seed: { type: 'string', multiple: true },
     steps: { type: 'string' },
     kinds: { type: 'string' },
+    exclude: { type: 'string' },
     skip: { type: 'string' },
     'step-timeout': { type: 'string' },
     'stop-early': { type: 'boolean' },
@@ -52,10 +54,18 @@ if (values.help) {
 }
 
 let kinds: ReturnType<typeof parseKinds>;
+// One canonical spelling for the reproduce line: "a,b" (only) or "-a,-b" (all but).
+const kindsArg = values.exclude
+  ? values.exclude
+      .split(',')
+      .filter(Boolean)
+      .map((k) => `-${k.trim().replace(/^-/, '')}`)
+      .join(',')
+  : (values.kinds ?? '');
 try {
-  kinds = values.kinds?.split(',').every((k) => !k.trim().startsWith('-'))
-    ? parseKinds(values.kinds, new Set())
-    : parseKinds(values.kinds);
+  kinds = kindsArg.split(',').every((k) => k && !k.trim().startsWith('-'))
+    ? parseKinds(kindsArg, new Set())
+    : parseKinds(kindsArg);
 } catch (err) {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(2);
@@ -71,7 +81,7 @@ const report = await runSession({
   seeds,
   steps: positiveInt('steps', values.steps, 8),
   kinds,
-  kindsArg: values.kinds ?? '',
+  kindsArg,
   skip: values.skip ? values.skip.split(',').filter(Boolean) : [],
   stepTimeoutMs: positiveInt('step-timeout', values['step-timeout'], 60) * 1000,
   keepGoing: !values['stop-early'],

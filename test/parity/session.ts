@@ -36,7 +36,7 @@ export function reproduceCommand(result: SeedResult, options: SessionOptions): s
   const cluster = process.env.BASIC_OPERATOR_CLUSTER
     ? `BASIC_OPERATOR_CLUSTER=${process.env.BASIC_OPERATOR_CLUSTER} `
     : '';
-  const kinds = options.kindsArg ? ` --kinds ${options.kindsArg}` : '';
+  const kinds = options.kindsArg ? ` --kinds=${options.kindsArg}` : '';
   const skip = options.skip?.length ? ` --skip ${options.skip.join(',')}` : '';
   return `${cluster}npm run parity -- --seed ${result.seed} --steps ${steps}${kinds}${skip}`;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIXED_KINDS, FIXED_SEEDS, FIXED_STEPS } from '../../parity/seeds.ts';
+import { FIXED_KINDS, FIXED_SEEDS, FIXED_SKIP, FIXED_STEPS } from '../../parity/seeds.ts';
 import { runSession, summaryLine } from '../../parity/session.ts';
 
 /**
@@ -18,6 +18,7 @@ describe('parity with kube-controller-manager', () => {
       steps: FIXED_STEPS,
       kinds: FIXED_KINDS,
       kindsArg: '',
+      skip: FIXED_SKIP,
       log: (line) => {
         lines.push(line);
         if (process.env.PARITY_VERBOSE) process.stderr.write(`${line}\n`);

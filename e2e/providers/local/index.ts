@@ -4,6 +4,7 @@ import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
+import { kwokStagesYaml } from './kwok-stages.ts';
 import { withFileLock } from './lock.ts';
 import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
@@ -155,11 +156,13 @@ export class LocalProvider implements ClusterProvider {
   }
 
   /**
-   * Component flags as a kwokctl configuration file (several --extra-args for more than one
-   * component make kwokctl v0.8.0 panic).
+   * Component flags and kwok's Stages as a kwokctl configuration file (several --extra-args for more
+   * than one component make kwokctl v0.8.0 panic). Its content is part of what up() compares, so a
+   * changed file recreates the cluster.
    */
   private configFile(): string {
-    const file = join(kwokWorkdir(), 'basic-operator-kwokctl.yaml');
+    // One file per cluster: checkouts with other settings may bring their own clusters up meanwhile.
+    const file = join(kwokWorkdir(), `basic-operator-kwokctl-${this.cluster}.yaml`);
     const patch = (name: string, args: Record<string, number>) =>
       `- name: ${name}\n  extraArgs:\n${Object.entries(args)
         .map(([key, value]) => `  - key: ${key}\n    value: "${value}"\n`)
@@ -204,6 +207,9 @@ export class LocalProvider implements ClusterProvider {
         '  podsOnNodeSyncParallelism: 1',
         '  enablePodsOnNodeSyncListPager: true',
         '  enablePodsOnNodeSyncStreamWatch: false',
+        '---',
+        // kwok's default stages plus one for pods that never become Ready (see kwok-stages.ts).
+        kwokStagesYaml(),
       ].join('\n'),
     );
     return file;

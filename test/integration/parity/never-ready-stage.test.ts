@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { testClient, testCluster } from '../../support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { sleep, waitFor } from '../../support/wait.ts';
+
+const condition = (pod: V1Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type)?.status;
+
+describe('the local cluster: kwok stages', () => {
+  let client: KubeClient;
+  let ns: string;
+  before(async () => {
+    client = await testClient();
+    ns = await createNamespace(client, 'kwok-stages');
+  });
+  after(() => deleteNamespace(client, ns));
+
+  it(`runs a pod annotated ${NEVER_READY_ANNOTATION}=true without ever making it Ready; others become Ready`, async (t) => {
+    if ((await testCluster()).provider !== 'local') return t.skip('the stage belongs to the local provider');
+    const pod = (name: string, annotations?: Record<string, string>): V1Pod => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: ns, ...(annotations ? { annotations } : {}) },
+      spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+    });
+    await client.create(CoreTypes.Pod, pod('stuck', { [NEVER_READY_ANNOTATION]: 'true' }));
+    await client.create(CoreTypes.Pod, pod('fine'));
+    const get = (name: string) => client.get<V1Pod>(CoreTypes.Pod, ns, name);
+    await waitFor('the plain pod to be Ready', async () => condition(await get('fine'), 'Ready') === 'True', {
+      timeoutMs: 30_000,
+    });
+    const stuck = await waitFor(
+      'the annotated pod to run',
+      async () => {
+        const p = await get('stuck');
+        return p.status?.phase === 'Running' ? p : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(condition(stuck, 'Ready'), 'False');
+    assert.ok(stuck.status?.podIP, 'it has a pod IP');
+    await sleep(2000);
+    assert.equal(condition(await get('stuck'), 'Ready'), 'False', 'still not Ready later');
+  });
+});

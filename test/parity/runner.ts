@@ -1,0 +1,347 @@
+import type { Registry } from 'prom-client';
+import { ApiError } from '../../src/runtime/client/errors.ts';
+import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../src/runtime/client/resource.ts';
+import { applyOp, describeOp, fenceposts, type Op, type WorkloadModel } from './model.ts';
+import { diffSnapshots, flatten, pendingReasons, readSide, type Snapshot, snapshot } from './observe.ts';
+import { hotControllers, type RateSample, reconcileCounts } from './reconcile-rate.ts';
+import { SideSampler, type StepSample } from './sampler.ts';
+import {
+  applyModel,
+  createOrphan,
+  deletePod,
+  listPods,
+  makeSides,
+  ORPHAN_PREFIX,
+  type Side,
+  scaleSubresource,
+  workloadObject,
+} from './sides.ts';
+
+/** Checks that can be switched off (e.g. to see past a known divergence): snapshot path prefixes or these names. */
+export const CHECKS = ['state', 'podLabels', 'bounds', 'ceiling', 'rate'] as const;
+
+export interface RunOptions {
+  client: KubeClient;
+  namespace: string;
+  /** The in-process operator's metrics registry; without it the reconcile-rate check is skipped. */
+  registry?: Registry;
+  /** A step that has not settled equal by then is a divergence. */
+  stepTimeoutMs?: number;
+  /** A side counts as settled once its snapshot has not changed for this long. */
+  quietMs?: number;
+  /** Both settled but different for this long is a divergence (no need to wait for the timeout). */
+  unequalGraceMs?: number;
+  /** Check names from CHECKS, or snapshot path prefixes (e.g. "conditions.Available") to ignore. */
+  skip?: readonly string[];
+  log?: (line: string) => void;
+}
+
+export type DivergenceKind = 'state' | 'bounds' | 'ceiling' | 'rate' | 'error';
+
+export interface Divergence {
+  step: number;
+  kind: DivergenceKind;
+  lines: string[];
+}
+
+export interface SeedResult {
+  seed: number;
+  ops: Op[];
+  /** Steps that ran clean (the create included). */
+  cleanSteps: number;
+  divergence?: Divergence;
+  durationMs: number;
+}
+
+const errorText = (err: unknown) =>
+  err instanceof ApiError
+    ? `${err.statusCode} ${err.message}`
+    : err instanceof Error
+      ? err.message
+      : String(err);
+
+async function perform(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  op: Op,
+  model: WorkloadModel,
+  step: number,
+): Promise<string | undefined> {
+  switch (op.kind) {
+    case 'create':
+      await client.create(side.workloadType, workloadObject(side, namespace, model));
+      return undefined;
+    case 'scaleSubresource':
+      await scaleSubresource(client, side, namespace, op.replicas);
+      return undefined;
+    case 'deletePod':
+      return deletePod(client, side, namespace, op.index);
+    case 'orphanPod':
+      return createOrphan(client, side, namespace, model, op.withHash, step);
+    default:
+      await applyModel(client, side, namespace, model);
+      return undefined;
+  }
+}
+
+interface SettleOutcome {
+  ok: boolean;
+  lines: string[];
+  quietSince: number;
+  rateSamples: RateSample[];
+  setCount: number;
+  elapsedMs: number;
+}
+
+/**
+ * Polls both sides until both are at rest (snapshot unchanged for quietMs, nothing pending) and
+ * equal; fails with the differences and whatever was still pending when the step times out, when
+ * both rest unequal for unequalGraceMs, or at once when `aborted()` says so (pod ceiling).
+ */
+async function settle(
+  client: KubeClient,
+  sides: readonly Side[],
+  namespace: string,
+  model: WorkloadModel,
+  options: Required<Pick<RunOptions, 'stepTimeoutMs' | 'quietMs' | 'unequalGraceMs'>> & RunOptions,
+  aborted: () => string | undefined,
+): Promise<SettleOutcome> {
+  const started = Date.now();
+  const deadline = started + options.stepTimeoutMs;
+  const lastFlat: string[] = sides.map(() => '');
+  const lastChange: number[] = sides.map(() => started);
+  const rateSamples: RateSample[] = [];
+  let unequalSince: number | undefined;
+  let snaps: Snapshot[] = [];
+  let pending: string[][] = [];
+  const skip = options.skip ?? [];
+  const diffSkip = skip.filter((s) => s !== 'state').map((s) => (s === 'podLabels' ? 'podLabels[' : s));
+  for (;;) {
+    const states = await Promise.all(sides.map((side) => readSide(client, side, namespace)));
+    const now = Date.now();
+    snaps = states.map(snapshot);
+    snaps.forEach((snap, i) => {
+      const flat = JSON.stringify([...flatten(snap)]);
+      if (flat !== lastFlat[i]) {
+        lastFlat[i] = flat;
+        lastChange[i] = now;
+      }
+    });
+    if (options.registry) rateSamples.push({ at: now, counts: await reconcileCounts(options.registry) });
+    pending = states.map((state) => pendingReasons(state, model, now, deadline));
+    const quietSince = Math.max(...lastChange);
+    const settled = now - quietSince >= options.quietMs && pending.every((p) => p.length === 0);
+    const setCount = states[1]?.sets.length ?? 0;
+    const outcome = (ok: boolean, lines: string[]): SettleOutcome => ({
+      ok,
+      lines,
+      quietSince,
+      rateSamples,
+      setCount,
+      elapsedMs: now - started,
+    });
+    const abortReason = aborted();
+    if (abortReason) return outcome(false, [abortReason, ...diffSnapshots(snaps[0]!, snaps[1]!, diffSkip)]);
+    if (settled) {
+      const diff = skip.includes('state') ? [] : diffSnapshots(snaps[0]!, snaps[1]!, diffSkip);
+      if (diff.length === 0) return outcome(true, []);
+      unequalSince ??= now;
+      if (now - unequalSince >= options.unequalGraceMs) {
+        return outcome(false, [
+          `both sides at rest but different for ${((now - unequalSince) / 1000).toFixed(1)}s:`,
+          ...diff.map((d) => `  ${d}`),
+        ]);
+      }
+    } else {
+      unequalSince = undefined;
+    }
+    if (now > deadline) {
+      const lines = [`not settled equal within ${options.stepTimeoutMs / 1000}s:`];
+      lines.push(...diffSnapshots(snaps[0]!, snaps[1]!, diffSkip).map((d) => `  ${d}`));
+      sides.forEach((side, i) => {
+        const quiet = ((now - lastChange[i]!) / 1000).toFixed(1);
+        const reasons = pending[i]!.length ? pending[i]!.join('; ') : 'nothing pending';
+        lines.push(`  ${side.id}: unchanged for ${quiet}s; ${reasons}`);
+      });
+      return outcome(false, lines);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Bounds sampled during the step: ours may not go beyond both apps/v1's bound and what KCM did. */
+function boundViolations(
+  before: WorkloadModel | undefined,
+  after: WorkloadModel,
+  kcm: StepSample,
+  bo: StepSample,
+): string[] {
+  const models = before ? [before, after] : [after];
+  const surgeBound = Math.max(...models.map((m) => m.replicas + fenceposts(m).surge));
+  const readyBound = Math.min(...models.map((m) => m.replicas - fenceposts(m).unavailable));
+  const lines: string[] = [];
+  if (bo.maxSetReplicas > Math.max(surgeBound, kcm.maxSetReplicas)) {
+    lines.push(
+      `surge: bo's sets asked for ${bo.maxSetReplicas} replicas at once; replicas+maxSurge allows ${surgeBound}, kcm's at most ${kcm.maxSetReplicas}`,
+    );
+  }
+  // Pods lag their sets (a pod being deleted still runs), on both sides: one pod of slack.
+  if (bo.maxLive > Math.max(surgeBound, kcm.maxLive) + 1) {
+    lines.push(
+      `surge: bo had ${bo.maxLive} live pods at once; replicas+maxSurge allows ${surgeBound}, kcm had at most ${kcm.maxLive}`,
+    );
+  }
+  if (bo.minReady < Math.min(readyBound, kcm.minReady)) {
+    lines.push(
+      `unavailability: bo had only ${bo.minReady} ready pods at one point; replicas-maxUnavailable requires ${readyBound}, kcm kept at least ${kcm.minReady}`,
+    );
+  }
+  if (
+    models.every((m) => m.strategy.type === 'Recreate') &&
+    bo.mixedTemplates > 0 &&
+    kcm.mixedTemplates === 0
+  ) {
+    lines.push(`Recreate: bo had pods of two templates at once at ${bo.mixedTemplates} events, kcm never`);
+  }
+  return lines;
+}
+
+/** Most pods one step may create on a side before it counts as a runaway. */
+function podCeiling(before: WorkloadModel | undefined, after: WorkloadModel): number {
+  const models = before ? [before, after] : [after];
+  return 2 * Math.max(...models.map((m) => m.replicas + fenceposts(m).surge)) + 4;
+}
+
+async function cleanUp(client: KubeClient, sides: readonly Side[], namespace: string): Promise<void> {
+  await Promise.all(
+    sides.map(async (side) => {
+      await client
+        .delete(side.workloadType, namespace, side.name, { propagationPolicy: 'Background' })
+        .catch(() => undefined);
+      const pods = await listPods(client, side, namespace).catch(() => []);
+      await Promise.all(
+        pods
+          .filter((p) => p.metadata?.name?.startsWith(ORPHAN_PREFIX) || !p.metadata?.ownerReferences?.length)
+          .map((p) => client.delete(CoreTypes.Pod, namespace, p.metadata!.name!).catch(() => undefined)),
+      );
+    }),
+  );
+  // Let the garbage collector finish, so the next seed's reconcile rates are its own.
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const left = await Promise.all(sides.map((side) => listPods(client, side, namespace).catch(() => [])));
+    if (left.every((pods) => pods.length === 0)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Runs one seed's operations on both sides, stopping at the first divergence. */
+export async function runSeed(seed: number, ops: readonly Op[], options: RunOptions): Promise<SeedResult> {
+  const started = Date.now();
+  const opts = { stepTimeoutMs: 60_000, quietMs: 1500, unequalGraceMs: 8000, ...options };
+  const { client, namespace } = opts;
+  const log = opts.log ?? (() => {});
+  const skip = new Set(opts.skip ?? []);
+  const sides = makeSides(`s${seed}`);
+  const samplers = sides.map((side) => new SideSampler(client, side, namespace));
+  const result: SeedResult = { seed, ops: [...ops], cleanSteps: 0, durationMs: 0 };
+  try {
+    await Promise.all(samplers.map((s) => s.ready));
+    let model: WorkloadModel | undefined;
+    for (const [step, op] of ops.entries()) {
+      const before = model;
+      const base = model ?? (op.kind === 'create' ? op.model : undefined);
+      if (!base) throw new Error('the first operation must be create');
+      const after = applyOp(base, op);
+      const ceiling = podCeiling(before, after);
+      let ceilingHit: string | undefined;
+      samplers.forEach((sampler, i) => {
+        sampler.beginStep(ceiling, (created) => {
+          if (!skip.has('ceiling')) {
+            ceilingHit ??= `runaway: ${sides[i]!.id} created ${created} pods in this step (ceiling ${ceiling})`;
+          }
+        });
+      });
+      const outcomes = await Promise.allSettled(
+        sides.map((side) => perform(client, side, namespace, op, after, step)),
+      );
+      const failures = outcomes.flatMap((o, i) =>
+        o.status === 'rejected' ? [`${sides[i]!.id} rejected it: ${errorText(o.reason)}`] : [],
+      );
+      if (failures.length > 0) {
+        for (const s of samplers) s.endStep();
+        result.divergence = { step, kind: 'error', lines: failures };
+        break;
+      }
+      const settled = await settle(client, sides, namespace, after, opts, () => ceilingHit);
+      const [kcm, bo] = samplers.map((s) => s.endStep()) as [StepSample, StepSample];
+      const notes = outcomes
+        .map((o, i) => (o.status === 'fulfilled' && o.value ? `${sides[i]!.id} ${o.value}` : ''))
+        .filter(Boolean);
+      log(
+        `seed ${seed} step ${step}/${ops.length - 1}: ${describeOp(op)} -> ` +
+          `${settled.ok ? 'settled equal' : 'DIVERGED'} in ${(settled.elapsedMs / 1000).toFixed(1)}s ` +
+          `(pods created kcm=${kcm.created} bo=${bo.created}; max live ${kcm.maxLive}/${bo.maxLive}; ` +
+          `max set replicas ${kcm.maxSetReplicas}/${bo.maxSetReplicas}; ` +
+          `min ready ${kcm.minReady}/${bo.minReady}${notes.length ? `; ${notes.join('; ')}` : ''})`,
+      );
+      if (!settled.ok) {
+        result.divergence = { step, kind: ceilingHit ? 'ceiling' : 'state', lines: settled.lines };
+        break;
+      }
+      if (!skip.has('bounds')) {
+        const lines = boundViolations(before, after, kcm, bo);
+        if (lines.length) {
+          result.divergence = { step, kind: 'bounds', lines };
+          break;
+        }
+      }
+      if (opts.registry && !skip.has('rate')) {
+        const objects = new Map([
+          ['basicdeployment', 1],
+          ['basicreplicaset', settled.setCount],
+        ]);
+        const lines = hotControllers(settled.rateSamples, settled.quietSince, objects);
+        if (lines.length) {
+          result.divergence = {
+            step,
+            kind: 'rate',
+            lines: ['a controller reconciles hot at rest:', ...lines],
+          };
+          break;
+        }
+      }
+      model = after;
+      result.cleanSteps = step + 1;
+    }
+  } catch (err) {
+    result.divergence = {
+      step: result.cleanSteps,
+      kind: 'error',
+      lines: [`the harness failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`],
+    };
+  } finally {
+    await Promise.all(samplers.map((s) => s.stop()));
+    await cleanUp(client, sides, namespace);
+  }
+  result.durationMs = Date.now() - started;
+  return result;
+}
+
+/** The report of a divergence: seed, what differed, and the steps to reproduce it. */
+export function formatDivergence(result: SeedResult, reproduce: string): string {
+  const d = result.divergence;
+  if (!d) return `seed ${result.seed}: clean (${result.cleanSteps} steps)`;
+  const lines = [
+    `PARITY DIVERGENCE seed=${result.seed} at step ${d.step} (${d.kind}):`,
+    ...d.lines.map((l) => `    ${l}`),
+    `  reproduce: ${reproduce}`,
+    '  steps:',
+    ...result.ops
+      .slice(0, d.step + 1)
+      .map((op, i) => `    ${i}. ${describeOp(op)}${i === d.step ? '   <-- diverged here' : ''}`),
+  ];
+  return lines.join('\n');
+}

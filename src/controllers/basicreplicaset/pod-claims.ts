@@ -7,11 +7,11 @@ import {
 } from '../../apis/index.ts';
 import { isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import type { KubeObject } from '../../runtime/client/object.ts';
+import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
+import { selectorMatches } from '../../runtime/labels.ts';
 import {
   absentListGuard,
-  isGuardFailure,
   type JsonPatch,
   patchWithGuards,
   uidGuard,
@@ -64,27 +64,65 @@ export function releasePodPatch(pod: KubeObject, rs: BasicReplicaSet): JsonPatch
 }
 
 /**
- * Sends an adopt or mark patch once: if the pod changed since it was read (a guard failed) or is
- * gone, the pod is left alone and undefined returned; the watch event of that change wakes the set
- * again, which decides on the fresh copy. Other errors are thrown.
+ * Adopts the orphan `pod` for `rs`. The decision was made on a cached copy: when a guard fails (the
+ * pod changed since, often only its status), it is made again on a fresh copy, so a pod that still
+ * has no controller and still matches is adopted; one that got a controller, stopped matching or is
+ * being deleted is left alone. Returns the adopted pod, or undefined when it was not adopted (or is
+ * gone). A pod that keeps changing faster than the retries throws, and the set retries with backoff.
  */
-export async function claimPod(
+export function adoptPod(
   client: KubeClient,
   pod: KubeObject,
-  patch: JsonPatch,
+  rs: BasicReplicaSet,
+  signal?: AbortSignal,
+): Promise<V1Pod | undefined> {
+  const adoptable = (current: KubeObject) =>
+    !controllerRefOf(current) &&
+    current.metadata?.deletionTimestamp == null &&
+    selectorMatches(rs.spec.selector, current.metadata?.labels);
+  return claim(
+    client,
+    pod,
+    rs,
+    (current) => (adoptable(current) ? adoptPodPatch(current, rs) : undefined),
+    signal,
+  );
+}
+
+/** Adds the marker label to a pod `rs` controls, re-deciding on a fresh copy as adoptPod does. */
+export function markPod(
+  client: KubeClient,
+  pod: KubeObject,
+  rs: BasicReplicaSet,
+  signal?: AbortSignal,
+): Promise<V1Pod | undefined> {
+  const needsMark = (current: KubeObject) =>
+    controllerRefOf(current)?.uid === rs.metadata.uid &&
+    current.metadata?.labels?.[REPLICA_SET_POD_LABEL] === undefined;
+  return claim(
+    client,
+    pod,
+    rs,
+    (current) => (needsMark(current) ? markPodPatch(current) : undefined),
+    signal,
+  );
+}
+
+async function claim(
+  client: KubeClient,
+  pod: KubeObject,
+  rs: BasicReplicaSet,
+  build: (current: KubeObject) => JsonPatch | undefined,
   signal?: AbortSignal,
 ): Promise<V1Pod | undefined> {
   try {
-    return await client.patch<V1Pod>(
-      CoreTypes.Pod,
-      pod.metadata?.namespace,
-      pod.metadata?.name ?? '',
-      'json',
-      patch,
-      { signal },
-    );
+    const result = await patchWithGuards<KubeObject>(client, CoreTypes.Pod, pod, build, { signal });
+    const claimed =
+      controllerRefOf(result)?.uid === rs.metadata.uid &&
+      result.metadata?.labels?.[REPLICA_SET_POD_LABEL] === REPLICA_SET_POD_VALUE;
+    return claimed ? (result as V1Pod) : undefined;
   } catch (err) {
-    if (isNotFound(err) || isGuardFailure(err)) return undefined;
+    if (isNotFound(err)) return undefined;
     throw err;
   }
 }

@@ -19,7 +19,7 @@ import type { Departures } from './logic/departures.ts';
 import { indirectlyRelatedPods } from './logic/related-pods.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
 import { planReplicaChange, runSlowStart } from './logic/slow-start.ts';
-import { adoptPodPatch, claimPod, markPodPatch, releasePod } from './pod-claims.ts';
+import { adoptPod, markPod, releasePod } from './pod-claims.ts';
 import { podForReplicaSet } from './pod-template.ts';
 import { computeStatus, type ReplicaFailure } from './status.ts';
 
@@ -142,8 +142,8 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const claimed: ClaimedPods = { active: plan.active, terminating: plan.terminating };
     if (plan.adopt.length > 0) await this.checkCanAdopt(rs, ctx);
     const claims = [
-      ...plan.adopt.map((pod) => ({ pod, patch: adoptPodPatch(pod, rs), what: 'adopted orphan pod' })),
-      ...plan.mark.map((pod) => ({ pod, patch: markPodPatch(pod), what: 'marked pod' })),
+      ...plan.adopt.map((pod) => ({ pod, write: adoptPod, what: 'adopted orphan pod' })),
+      ...plan.mark.map((pod) => ({ pod, write: markPod, what: 'marked pod' })),
     ];
     if (claims.length === 0) return claimed;
     // A claimed pod enters the pod cache like a created one: wait for it the same way, so no sync
@@ -153,16 +153,16 @@ export class BasicReplicaSetReconciler implements Reconciler {
     else expectations.raiseExpectations(key, claims.length);
     let unsettled = claims.length;
     try {
-      for (const { pod, patch, what } of claims) {
+      for (const { pod, write, what } of claims) {
         const podUid = pod.metadata?.uid ?? '';
         claimedArrivals.expect(podUid);
-        const updated = await claimPod(client, pod, patch, ctx.signal).catch((err: unknown) => {
+        const updated = await write(client, pod, rs, ctx.signal).catch((err: unknown) => {
           claimedArrivals.forget(podUid);
           throw err;
         });
         unsettled--;
         if (!updated) {
-          // Not claimed (the pod changed or went away): no arrival to wait for.
+          // Not claimed (a fresh copy shows another controller, no match, or the pod is gone): no arrival to wait for.
           claimedArrivals.forget(podUid);
           expectations.lowerExpectations(key, 1);
           continue;

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import { BASIC_REPLICA_SET, type BasicReplicaSet, REPLICA_SET_POD_LABEL } from '../../../src/apis/index.ts';
+import { adoptPod, markPod } from '../../../src/controllers/basicreplicaset/pod-claims.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { testClient } from '../../support/cluster.ts';
+import { installCrds } from '../../support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+
+/**
+ * The claim writes against the real API server, with no controller running: a set decides on the
+ * copy of a pod in its cache, which the scheduler, the kubelet or a user may have changed since.
+ */
+describe('claiming pods for a BasicReplicaSet', () => {
+  let client: KubeClient;
+  let ns: string;
+  let rs: BasicReplicaSet;
+
+  const pod = (name: string, labels: Record<string, string>): V1Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels },
+    spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+  });
+  const touch = (name: string) =>
+    client.patch(CoreTypes.Pod, ns, name, 'merge', { metadata: { annotations: { touched: 'yes' } } });
+
+  before(async () => {
+    await installCrds();
+    client = await testClient();
+    ns = await createNamespace(client, 'claims');
+    rs = await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      apiVersion: BASIC_REPLICA_SET.apiVersion,
+      kind: BASIC_REPLICA_SET.kind,
+      metadata: { name: 'web', namespace: ns },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'web' } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      },
+    });
+  });
+  after(async () => {
+    if (client && ns) await deleteNamespace(client, ns);
+  });
+
+  it('adopts an orphan that changed since the set read it (status and annotations are not its business)', async () => {
+    const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('changed', { app: 'web' }));
+    await touch('changed');
+    const adopted = await adoptPod(client, stale, rs);
+    assert.equal(adopted?.metadata?.ownerReferences?.[0]?.uid, rs.metadata.uid);
+    assert.equal(adopted?.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
+    assert.equal(adopted?.metadata?.annotations?.touched, 'yes', 'the other change is kept');
+  });
+
+  it('does not adopt a pod that got another controller meanwhile', async () => {
+    const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('taken', { app: 'web' }));
+    const other = await client.create<V1ConfigMap>(CoreTypes.ConfigMap, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owner', namespace: ns },
+    });
+    await client.patch(CoreTypes.Pod, ns, 'taken', 'merge', {
+      metadata: {
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: other.metadata?.uid, controller: true },
+        ],
+      },
+    });
+    assert.equal(await adoptPod(client, stale, rs), undefined);
+    const now = await client.get<V1Pod>(CoreTypes.Pod, ns, 'taken');
+    assert.equal(now.metadata?.ownerReferences?.length, 1);
+    assert.equal(now.metadata?.ownerReferences?.[0]?.kind, 'ConfigMap');
+    assert.equal(now.metadata?.labels?.[REPLICA_SET_POD_LABEL], undefined);
+  });
+
+  it('does not adopt a pod whose labels stopped matching meanwhile', async () => {
+    const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('moved', { app: 'web' }));
+    await client.patch(CoreTypes.Pod, ns, 'moved', 'merge', { metadata: { labels: { app: 'elsewhere' } } });
+    assert.equal(await adoptPod(client, stale, rs), undefined);
+    const now = await client.get<V1Pod>(CoreTypes.Pod, ns, 'moved');
+    assert.equal(now.metadata?.ownerReferences, undefined);
+  });
+
+  it('marks a pod of the set that changed since the set read it', async () => {
+    const created = await client.create<V1Pod>(CoreTypes.Pod, pod('unmarked', { app: 'web' }));
+    const adopted = await adoptPod(client, created, rs);
+    assert.ok(adopted);
+    await client.patch(CoreTypes.Pod, ns, 'unmarked', 'json', [
+      { op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` },
+    ]);
+    const stale = await client.get<V1Pod>(CoreTypes.Pod, ns, 'unmarked');
+    await touch('unmarked');
+    const marked = await markPod(client, stale, rs);
+    assert.equal(marked?.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
+  });
+});

@@ -234,7 +234,12 @@ export async function createOrphan(
   withHash: boolean,
   serial: number,
 ): Promise<string> {
-  const labels = { ...workloadSpec(side, model).template.metadata?.labels };
+  const template = workloadSpec(side, model).template;
+  const labels = { ...template.metadata?.labels };
+  // A copy of the template's pod, annotations included (never-ready too): whether it or a pod of the
+  // set is deleted as surplus depends on its state at that instant (apps/v1 deletes an unscheduled pod
+  // first), which differs between the sides by timing alone; a like pod keeps the counts comparable.
+  const annotations = { ...template.metadata?.annotations };
   if (withHash) {
     const sets = await listSets(client, side, namespace);
     const newest = sets.sort((a, b) => revisionOf(side, b) - revisionOf(side, a))[0];
@@ -245,7 +250,7 @@ export async function createOrphan(
   await client.create<V1Pod>(CoreTypes.Pod, {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace, labels },
+    metadata: { name, namespace, labels, annotations },
     spec: { containers: [{ name: 'app', image: model.template.image }] },
   });
   return `created ${name}`;

@@ -303,7 +303,10 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
           ['basicdeployment', 1],
           ['basicreplicaset', settled.setCount],
         ]);
-        const lines = hotControllers(settled.rateSamples, settled.quietSince, objects);
+        let lines = hotControllers(settled.rateSamples, settled.quietSince, objects);
+        // A short rest window cannot tell the tail of the step's events from a loop: a suspect is
+        // judged again over a window of its own, which a loop fails and a finished burst passes.
+        if (lines.length) lines = await confirmHot(opts.registry, objects);
         if (lines.length) {
           result.divergence = {
             step,
@@ -344,4 +347,14 @@ export function formatDivergence(result: SeedResult, reproduce: string): string 
       .map((op, i) => `    ${i}. ${describeOp(op)}${i === d.step ? '   <-- diverged here' : ''}`),
   ];
   return lines.join('\n');
+}
+
+/** How long a suspected hot loop is watched again before it is reported. */
+const RATE_CONFIRM_MS = 5000;
+
+async function confirmHot(registry: Registry, objects: ReadonlyMap<string, number>): Promise<string[]> {
+  const samples: RateSample[] = [{ at: Date.now(), counts: await reconcileCounts(registry) }];
+  await new Promise((r) => setTimeout(r, RATE_CONFIRM_MS));
+  samples.push({ at: Date.now(), counts: await reconcileCounts(registry) });
+  return hotControllers(samples, samples[0]!.at, objects);
 }

@@ -459,6 +459,29 @@ describe('BasicDeployment controller', () => {
     await ready('idle', 1);
   });
 
+  it('settles after minReadySeconds changes, with no reconcile loop once at rest', async (t) => {
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'mrs', { replicas: 3 }));
+    await ready('mrs', 3);
+    for (const minReadySeconds of [2, 0, 2]) {
+      await client.patch(BASIC_DEPLOYMENT, ns, 'mrs', 'merge', { spec: { minReadySeconds } });
+    }
+    await waitFor('the set to follow minReadySeconds and the rollout to be complete', async () => {
+      const d = await get('mrs');
+      const [set] = await sets('mrs');
+      return d.status?.observedGeneration === d.metadata.generation &&
+        d.status?.ready === true &&
+        set?.spec.minReadySeconds === 2
+        ? d
+        : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 3000)); // pods' availability requeues fall due
+    const before = await reconciles();
+    await new Promise((r) => setTimeout(r, 10_000));
+    const spent = (await reconciles()) - before;
+    t.diagnostic(`basicdeployment reconciles in 10 s at rest after minReadySeconds changes: ${spent}`);
+    assert.ok(spent <= 5, `at rest, a deployment is not reconciled again and again: ${spent} in 10 s`);
+  });
+
   it("shows a set's ReplicaFailure (pods the API server refuses) and removes it once pods are created again", async () => {
     await client.create(
       BASIC_DEPLOYMENT,

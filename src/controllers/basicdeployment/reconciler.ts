@@ -395,8 +395,9 @@ export class BasicDeploymentReconciler implements Reconciler {
   private writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
     const now = Date.now();
     const key = `${d.metadata.namespace}/${d.metadata.name}`;
-    const status = computeStatus(d, facts, now);
-    const progressOnly = isProgressOnly(d.status, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS);
+    const previous = this.deps.statusWriter.latestStatus(d);
+    const status = computeStatus({ ...d, status: previous }, facts, now);
+    const progressOnly = isProgressOnly(previous, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS);
     const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
     if (hold > 0) return { status, hold };
     this.deps.statusWriter.submit(d, status, progressOnly ? 'progress' : 'urgent', ctx.signal);

@@ -108,8 +108,9 @@ export class BasicReplicaSetReconciler implements Reconciler {
       return { requeueAfterMs: STATUS_AFTER_CHANGES_MS };
     }
     const now = Date.now();
-    const status = computeStatus(rs, pods, failure, now);
-    const progressOnly = isProgressOnly(rs.status, status, PROGRESS_COUNTS);
+    const previous = this.deps.statusWriter.latestStatus(rs);
+    const status = computeStatus({ ...rs, status: previous }, pods, failure, now);
+    const progressOnly = isProgressOnly(previous, status, PROGRESS_COUNTS);
     const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
     if (hold === 0) {
       this.deps.statusWriter.submit(rs, status, progressOnly ? 'progress' : 'urgent', ctx.signal);

@@ -44,6 +44,8 @@ interface Written {
 export class BackgroundStatusWriter<T extends ObjectWithStatus> {
   readonly #options: BackgroundStatusWriterOptions<T>;
   readonly #written = new Map<string, Written>();
+  /** The status last handed over per key (with its object's uid): what the server is about to have. */
+  readonly #submitted = new Map<string, { uid: string | undefined; status: StatusOf<T> }>();
   /** A token per write in flight; forget() drops it, so that write then records nothing. */
   readonly #inFlight = new Map<string, object>();
 
@@ -53,11 +55,25 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
 
   submit(obj: T, status: StatusOf<T>, lane: StatusWriteLane, signal: AbortSignal): void {
     const next = desiredStatus(obj, () => status);
+    this.#submitted.set(keyOf(obj), { uid: obj.metadata?.uid, status: next });
     this.#options.queue.submit(keyOf(obj), { lane, signal, run: (s) => this.#write(obj, next, s) });
+  }
+
+  /**
+   * The status of `obj` as this writer's last submit left it, which the cache shows only once the
+   * write is done and watched back; the cached status when nothing was submitted for this object.
+   * A reconcile that computes the next status from the previous one (conditions, progress times)
+   * reads it here: two syncs in quick succession would otherwise each start from the cached one and
+   * the second undo the first (upstream's UpdateStatus fails on a stale resourceVersion instead).
+   */
+  latestStatus(obj: T): StatusOf<T> | undefined {
+    const submitted = this.#submitted.get(keyOf(obj));
+    return submitted && submitted.uid === obj.metadata?.uid ? submitted.status : obj.status;
   }
 
   /** Forgets `obj`'s key: its object is gone. */
   forget(key: string): void {
+    this.#submitted.delete(key);
     this.#written.delete(key);
     this.#inFlight.delete(key);
     this.#options.queue.forget(key);

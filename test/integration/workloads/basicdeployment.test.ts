@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
+import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
 import {
   BASIC_DEPLOYMENT,
   BASIC_REPLICA_SET,
@@ -457,6 +458,35 @@ describe('BasicDeployment controller', () => {
     assert.equal((await sets('idle')).length, 1, 'no new set while paused');
     await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', { spec: { paused: false } });
     await ready('idle', 1);
+  });
+
+  it('reports a rollout to pods that never become Ready as in progress, not as the finished one before it', async () => {
+    // maxSurge 0: the old pod goes first, so for a moment no set reports a pod. The sync that sees
+    // that comes right after the one that created the new set, before the cache shows the status it
+    // wrote; judged on the cached status, the rollout looked finished (parity seed 10).
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'unready', {
+        replicas: 1,
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+      }),
+    );
+    await ready('unready', 1);
+    await client.patch(BASIC_DEPLOYMENT, ns, 'unready', 'merge', {
+      spec: { template: { metadata: { annotations: { [NEVER_READY_ANNOTATION]: 'true' } } } },
+    });
+    await waitFor('the new set to run its pod', async () => {
+      const all = await sets('unready');
+      const newest = all.find((s) => s.spec.template.metadata?.annotations?.[NEVER_READY_ANNOTATION]);
+      return all.length === 2 && newest?.status?.replicas === 1 ? newest : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 2000)); // status writes land
+    const d = await get('unready');
+    const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.equal(progressing?.status, 'True');
+    assert.notEqual(progressing?.reason, 'NewReplicaSetAvailable', 'the rollout is not finished');
+    assert.equal(d.status?.ready, false);
+    assert.equal(d.status?.availableReplicas, 0);
   });
 
   it('settles after minReadySeconds changes, with no reconcile loop once at rest', async (t) => {

@@ -17,7 +17,7 @@ import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
 import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { controllingSetKey } from './logic/controlling-set.ts';
-import { Departures } from './logic/departures.ts';
+import { Departures, mayHaveLostMarker } from './logic/departures.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -95,12 +95,12 @@ export function registerBasicReplicaSetController(manager: Manager): void {
     onDelete: (pod) => {
       const key = ownerKey(pod);
       if (!key) return;
-      expectations.deletionObserved(key, pod.metadata?.uid ?? '');
-      // Gone from this cache without having been terminating: it may just have lost our marker label.
-      // (If the metadata watch was quicker, the pod is there already.)
       const uid = pod.metadata?.uid ?? '';
+      const deletionExpected = expectations.get(key)?.pendingDeletions.includes(uid) ?? false;
+      expectations.deletionObserved(key, uid);
+      // It may just have lost our marker label. (If the metadata watch was quicker, it is there already.)
       const there = pods.others.get(pod.metadata?.namespace, pod.metadata?.name ?? '')?.metadata?.uid === uid;
-      if (!pod.metadata?.deletionTimestamp && !there) departures.departed(key, uid);
+      if (!there && mayHaveLostMarker(pod, deletionExpected)) departures.departed(key, uid);
     },
   });
   pods.others.addHandler({ onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') });

@@ -1,5 +1,10 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { BASIC_REPLICA_SET, type BasicReplicaSet, basicReplicaSetRuleViolations } from '../../apis/index.ts';
+import {
+  BASIC_REPLICA_SET,
+  type BasicReplicaSet,
+  basicReplicaSetRuleViolations,
+  REPLICA_SET_POD_LABEL,
+} from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isNamespaceTerminating, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
@@ -145,27 +150,33 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const claims = [
       ...plan.adopt.map((pod) => ({ pod, write: adoptPod, what: 'adopted orphan pod' })),
       ...plan.mark.map((pod) => ({ pod, write: markPod, what: 'marked pod' })),
-    ];
+    ].map((c) => ({ ...c, arrives: c.pod.metadata?.labels?.[REPLICA_SET_POD_LABEL] === undefined }));
     if (claims.length === 0) return claimed;
-    // A claimed pod enters the pod cache like a created one: wait for it the same way, so no sync
-    // acts on a cache that does not show it yet (and counts one pod too few).
+    // A claimed pod without our marker enters the pod cache like a created one: wait for it the same
+    // way, so no sync acts on a cache that does not show it yet (and counts one pod too few). A pod
+    // that has the marker already (orphaned with it) is in that cache: its claim is no arrival.
     const key = `${namespace}/${rs.metadata.name}`;
-    if (expectations.satisfied(key)) expectations.expectCreations(key, claims.length);
-    else expectations.raiseExpectations(key, claims.length);
-    let unsettled = claims.length;
+    const arriving = claims.filter((c) => c.arrives).length;
+    if (arriving > 0) {
+      if (expectations.satisfied(key)) expectations.expectCreations(key, arriving);
+      else expectations.raiseExpectations(key, arriving);
+    }
+    let unsettled = arriving;
     try {
-      for (const { pod, write, what } of claims) {
+      for (const { pod, write, what, arrives } of claims) {
         const podUid = pod.metadata?.uid ?? '';
-        claimedArrivals.expect(podUid);
+        if (arrives) claimedArrivals.expect(podUid);
         const updated = await write(client, pod, rs, ctx.signal).catch((err: unknown) => {
           claimedArrivals.forget(podUid);
           throw err;
         });
-        unsettled--;
+        if (arrives) unsettled--;
         if (!updated) {
           // Not claimed (a fresh copy shows another controller, no match, or the pod is gone): no arrival to wait for.
-          claimedArrivals.forget(podUid);
-          expectations.lowerExpectations(key, 1);
+          if (arrives) {
+            claimedArrivals.forget(podUid);
+            expectations.lowerExpectations(key, 1);
+          }
           continue;
         }
         ctx.log.info(what, { pod: pod.metadata?.name });

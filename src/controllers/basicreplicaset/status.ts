@@ -28,8 +28,11 @@ export function computeStatus(
         at,
       )
     : removeCondition(conditions, 'ReplicaFailure');
+  // Pods still terminating are not replicas (apps/v1), but they still run: Ready waits for them.
   const ready =
-    counts.activeReplicas === desired && counts.availableReplicas === desired && counts.replicas === desired;
+    counts.activeReplicas === desired &&
+    counts.availableReplicas === desired &&
+    counts.terminatingReplicas === 0;
   conditions = setCondition(
     conditions,
     ready
@@ -44,7 +47,7 @@ export function computeStatus(
           type: 'Ready',
           status: 'False',
           reason: failure ? failure.reason : 'ReplicasNotAvailable',
-          message: `${counts.availableReplicas} of ${desired} replicas available, ${counts.activeReplicas} active, ${counts.replicas} existing`,
+          message: `${counts.availableReplicas} of ${desired} replicas available, ${counts.activeReplicas} active, ${counts.terminatingReplicas} terminating`,
           observedGeneration: generation,
         },
     at,

@@ -256,6 +256,27 @@ describe('BasicReplicaSet controller', () => {
     );
   });
 
+  it('re-adopts a pod orphaned with the marker still on it, and keeps scaling at once', async () => {
+    // As after `kubectl delete --cascade=orphan` and a new set: the pod never leaves the controller's
+    // pod cache, so its adoption is no arrival to wait for (waiting blocked the set for 5 minutes).
+    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'readopt', 2));
+    await settled('readopt', 2);
+    const [pod] = await pods('readopt');
+    const name = pod!.metadata!.name!;
+    await client.patch(CoreTypes.Pod, ns, name, 'json', [
+      { op: 'remove', path: '/metadata/ownerReferences' },
+    ]);
+    await waitFor('the pod to be adopted again', async () => {
+      const p = await client.get<V1Pod>(CoreTypes.Pod, ns, name);
+      return p.metadata?.ownerReferences?.some((r) => r.controller && r.name === 'readopt') ? p : undefined;
+    });
+    await client.patch(BASIC_REPLICA_SET, ns, 'readopt', 'merge', { spec: { replicas: 3 } });
+    await waitFor('the set to scale to 3 right after', async () => (await pods('readopt')).length === 3, {
+      timeoutMs: 20_000,
+    });
+    await expectSteadyPods(client, ns, 'readopt', 3, { holdMs: 2000 });
+  });
+
   it('counts terminating pods in status.terminatingReplicas, not in status.replicas', async () => {
     const HOLD = 'test.basicoperator.dev/hold';
     await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'term', 3));

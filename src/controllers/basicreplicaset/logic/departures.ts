@@ -1,3 +1,6 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { isPodFinished } from './pod-state.ts';
+
 /**
  * Pods that left the controller's pod cache without being deleted, and have not shown up in the
  * cache of the other pods yet.
@@ -48,4 +51,14 @@ export class Departures {
   get size(): number {
     return this.byUid.size;
   }
+}
+
+/**
+ * Whether a pod that left the controller's pod cache may only have lost our marker label (and is on
+ * its way into the other cache), rather than be gone: not if it was terminating or finished, nor if
+ * the set itself asked for its deletion (a pod deleted at once, as an unscheduled one is, leaves
+ * without ever showing a deletion timestamp).
+ */
+export function mayHaveLostMarker(pod: V1Pod, deletionExpected: boolean): boolean {
+  return !deletionExpected && !pod.metadata?.deletionTimestamp && !isPodFinished(pod);
 }

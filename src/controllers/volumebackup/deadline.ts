@@ -13,9 +13,16 @@ export function deadlineAt(backup: VolumeBackup, deadlineMs: number, now: number
   return (toMillis(backup.status?.startTime) ?? now) + deadlineMs;
 }
 
-/** A copy Job's activeDeadlineSeconds: what is left of the backup's deadline, at least 1 s. */
+/**
+ * How long after the backup's deadline a copy Job's own deadline falls. The backup's deadline decides
+ * and says why (the pod's scheduling or image problem); the Job's is only a backstop, since when it
+ * fires first the Job controller deletes the pod, and with it the evidence of why it never ran.
+ */
+export const JOB_DEADLINE_MARGIN_MS = 30_000;
+
+/** A copy Job's activeDeadlineSeconds: what is left of the backup's deadline plus the margin. */
 export function jobDeadlineSeconds(deadline: number, now: number): number {
-  return Math.max(1, Math.ceil((deadline - now) / 1000));
+  return Math.max(1, Math.ceil((deadline + JOB_DEADLINE_MARGIN_MS - now) / 1000));
 }
 
 /** "1h", "90s", "2m30s": a short form of a duration for messages. */

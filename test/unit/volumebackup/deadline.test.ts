@@ -20,9 +20,11 @@ describe('the VolumeBackup deadline', () => {
     assert.equal(deadlineAt(backup(), 60_000, T0 + 5000), T0 + 65_000);
   });
 
-  it('gives each copy Job what is left of it, in whole seconds, at least 1', () => {
-    assert.equal(jobDeadlineSeconds(T0 + 59_500, T0), 60);
-    assert.equal(jobDeadlineSeconds(T0, T0 + 10_000), 1);
+  it('gives each copy Job what is left of it plus the margin, in whole seconds, at least 1', () => {
+    // The backup's deadline fires first; the Job's follows JOB_DEADLINE_MARGIN_MS (30 s) later.
+    assert.equal(jobDeadlineSeconds(T0 + 59_500, T0), 90);
+    assert.equal(jobDeadlineSeconds(T0, T0 + 10_000), 20);
+    assert.equal(jobDeadlineSeconds(T0, T0 + 60_000), 1);
   });
 
   it('formats durations briefly', () => {

@@ -4,11 +4,12 @@ import {
   type BasicDeployment,
   type BasicReplicaSet,
 } from '../../apis/index.ts';
-import { controllerRefOf } from '../../runtime/client/object.ts';
 import {
   annotationsChanged,
   any,
+  controllerChanged,
   generationChanged,
+  labelsChanged,
   type Predicate,
 } from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
@@ -23,12 +24,7 @@ export const CONTROLLER_NAME = 'basicdeployment';
  * Events of sets that may change who adopts them: creation, and updates that change labels or the
  * controller (upstream updateReplicaSet); an orphan's deletion concerns nobody.
  */
-const orphanChanged: Predicate<BasicReplicaSet> = {
-  update: (oldSet, newSet) =>
-    controllerRefOf(oldSet)?.uid !== controllerRefOf(newSet)?.uid ||
-    JSON.stringify(oldSet.metadata.labels ?? {}) !== JSON.stringify(newSet.metadata.labels ?? {}),
-  delete: () => false,
-};
+const orphanChanged: Predicate = { ...any(labelsChanged, controllerChanged), delete: () => false };
 
 /**
  * BasicDeployment counts are read by people and dashboards, never by another controller, so their

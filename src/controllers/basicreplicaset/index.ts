@@ -8,7 +8,14 @@ import {
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
-import { generationChanged, type Predicate } from '../../runtime/controller/predicates.ts';
+import {
+  any,
+  deletionChanged,
+  generationChanged,
+  labelsChanged,
+  ownerReferencesChanged,
+  type Predicate,
+} from '../../runtime/controller/predicates.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
@@ -49,13 +56,7 @@ export function podInformers(manager: Manager): PodInformers {
 }
 
 /** Metadata updates that can change who should own a pod (upstream updatePod's labelChanged || controllerRefChanged). */
-const claimRelevantChange: Predicate = {
-  update: (oldObj, newObj) =>
-    JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}) ||
-    JSON.stringify(oldObj.metadata?.ownerReferences ?? []) !==
-      JSON.stringify(newObj.metadata?.ownerReferences ?? []) ||
-    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
-};
+const claimRelevantChange: Predicate = any(labelsChanged, ownerReferencesChanged, deletionChanged);
 
 /** BasicReplicaSet: owns Pods; the only controller that creates or deletes them. */
 export function registerBasicReplicaSetController(manager: Manager): void {

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../client/object.ts';
+import { controllerRefOf, type KubeObject } from '../client/object.ts';
 
 /** Filters events before they reach the queue (controller-runtime's predicate.Funcs). */
 export interface Predicate<T extends KubeObject = KubeObject> {
@@ -15,6 +15,23 @@ export const generationChanged: Predicate = {
 export const labelsChanged: Predicate = {
   update: (oldObj, newObj) =>
     JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}),
+};
+
+/** The controller ownerReference now names another object, or none (or one where there was none). */
+export const controllerChanged: Predicate = {
+  update: (oldObj, newObj) => controllerRefOf(oldObj)?.uid !== controllerRefOf(newObj)?.uid,
+};
+
+export const ownerReferencesChanged: Predicate = {
+  update: (oldObj, newObj) =>
+    JSON.stringify(oldObj.metadata?.ownerReferences ?? []) !==
+    JSON.stringify(newObj.metadata?.ownerReferences ?? []),
+};
+
+/** The object got (or lost) a deletionTimestamp. */
+export const deletionChanged: Predicate = {
+  update: (oldObj, newObj) =>
+    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
 };
 
 export const annotationsChanged: Predicate = {

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { LOCAL_BUILD_IMAGE, LOCAL_RUNTIME_IMAGE } from '../../../e2e/providers/kind/images/node-bases.ts';
 import { REPO_ROOT } from './manifests.ts';
 
 /**
@@ -45,7 +46,7 @@ function packageName(specifier: string): string {
 }
 
 describe('the container image', () => {
-  it('needs only production dependencies at run time (npm ci --omit=dev)', () => {
+  it('needs only production dependencies at run time (npm install --omit=dev)', () => {
     const builtins = new Set(builtinModules);
     const problems: string[] = [];
     for (const file of sourceFiles(join(REPO_ROOT, 'src'))) {
@@ -89,5 +90,18 @@ describe('the container image', () => {
     );
     assert.match(dockerfile, /npm install --omit=dev/);
     assert.match(dockerfile, /RUN npm run build/);
+  });
+
+  it('has local stand-ins named after its default base images (kind on machines with no registry)', () => {
+    const defaults = Object.fromEntries(
+      [...dockerfile.matchAll(/^ARG (\w+)=(\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    const buildImage = (defaults.BUILD_IMAGE ?? '').replace(
+      /\$\{NODE_VERSION\}/,
+      defaults.NODE_VERSION ?? '',
+    );
+    assert.equal(LOCAL_BUILD_IMAGE, `basic-operator.local/${buildImage}`);
+    const runtimeImage = (defaults.RUNTIME_IMAGE ?? '').split('/').at(-1);
+    assert.equal(LOCAL_RUNTIME_IMAGE, `basic-operator.local/${runtimeImage}`);
   });
 });

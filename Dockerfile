@@ -2,27 +2,37 @@
 # The operator image: TypeScript compiled with the pinned Node, run on distroless Node 24 as a
 # non-root user with production dependencies only.
 #   docker build -t basic-operator:dev .
+# The base images are build arguments, so a machine with no registry can build on local images of
+# the same contents (e2e/providers/kind/images/node-bases.ts builds those):
+#   docker build --build-arg BUILD_IMAGE=... --build-arg RUNTIME_IMAGE=... -t basic-operator:dev .
 
 # Keep in step with the `node` devDependency in package.json.
 ARG NODE_VERSION=24.21.0
+# Node and npm on Debian bookworm, for the two build stages.
+ARG BUILD_IMAGE=node:${NODE_VERSION}-bookworm-slim
+# The runtime: node at /nodejs/bin/node, glibc, CA certificates, time zones, user 65532; no shell.
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
 # Compile src/ to dist/ (tsc rewrites the .ts import specifiers to .js).
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+# `npm install` (it installs the versions package-lock.json pins) rather than `npm ci`: the lock file
+# lacks the other platforms' builds of Biome's optional native package, which some registries do
+# not serve, and `npm ci` refuses such a lock file as out of sync (as in .ci/run).
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
 # Production dependencies only. No install scripts: none of them needs one.
-FROM node:${NODE_VERSION}-bookworm-slim AS prod-deps
+FROM ${BUILD_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund
 
 # No shell, no package manager; the nonroot user (65532) is numeric, so runAsNonRoot can verify it.
-FROM gcr.io/distroless/nodejs24-debian12:nonroot
+FROM ${RUNTIME_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 # package.json carries "type": "module", which dist/*.js needs.

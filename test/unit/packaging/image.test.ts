@@ -3,11 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { LOCAL_BUILD_IMAGE, LOCAL_RUNTIME_IMAGE } from '../../../e2e/providers/kind/images/node-bases.ts';
 import { REPO_ROOT } from './manifests.ts';
 
 /**
- * The image (Dockerfile) cannot be built here, so these tests check what would break it: runtime
- * code importing a devDependency (the image has production dependencies only) and version drift.
+ * The image is built for real only where a container engine runs (the kind provider builds it with
+ * e2e/providers/kind/images/operator.ts, on local stand-ins of the base images where no registry
+ * answers). These tests run everywhere and check what would break it: runtime code importing a
+ * devDependency (the image has production dependencies only), version drift, and the Dockerfile's
+ * shape that the local stand-ins and the kind provider rely on.
  */
 
 interface PackageJson {
@@ -42,7 +46,7 @@ function packageName(specifier: string): string {
 }
 
 describe('the container image', () => {
-  it('needs only production dependencies at run time (npm ci --omit=dev)', () => {
+  it('needs only production dependencies at run time (npm install --omit=dev)', () => {
     const builtins = new Set(builtinModules);
     const problems: string[] = [];
     for (const file of sourceFiles(join(REPO_ROOT, 'src'))) {
@@ -58,17 +62,46 @@ describe('the container image', () => {
   it('builds with the Node version package.json pins', () => {
     const match = /^ARG NODE_VERSION=(\S+)$/m.exec(dockerfile);
     assert.equal(match?.[1], pkg.devDependencies.node);
-    assert.match(dockerfile, /^FROM node:\$\{NODE_VERSION\}-bookworm-slim AS build$/m);
+    assert.match(dockerfile, /^ARG BUILD_IMAGE=node:\$\{NODE_VERSION\}-bookworm-slim$/m);
+    assert.match(dockerfile, /^FROM \$\{BUILD_IMAGE\} AS build$/m);
+    assert.match(dockerfile, /^FROM \$\{BUILD_IMAGE\} AS prod-deps$/m);
+  });
+
+  it('takes its base images as build arguments declared before the first FROM', () => {
+    const firstFrom = dockerfile.search(/^FROM /m);
+    for (const arg of ['NODE_VERSION', 'BUILD_IMAGE', 'RUNTIME_IMAGE']) {
+      const at = dockerfile.search(new RegExp(`^ARG ${arg}=`, 'm'));
+      assert.ok(at >= 0 && at < firstFrom, `ARG ${arg} with a default, before the first FROM`);
+    }
   });
 
   it('runs dist/main.js with node as PID 1, as a numeric non-root user', () => {
-    assert.match(dockerfile, /^FROM gcr\.io\/distroless\/nodejs24-debian12:nonroot$/m);
+    const major = pkg.devDependencies.node?.split('.')[0];
+    assert.match(
+      dockerfile,
+      new RegExp(`^ARG RUNTIME_IMAGE=gcr\\.io/distroless/nodejs${major}-debian12:nonroot$`, 'm'),
+    );
+    const lastFrom = [...dockerfile.matchAll(/^FROM (.*)$/gm)].map((m) => m[1]).at(-1);
+    assert.match(lastFrom ?? '', /^\$\{RUNTIME_IMAGE\}$/, 'the last stage runs on RUNTIME_IMAGE');
     assert.match(dockerfile, /^USER 65532:65532$/m);
     assert.match(
       dockerfile,
       /^ENTRYPOINT \["\/nodejs\/bin\/node", "--enable-source-maps", "dist\/main\.js"\]$/m,
     );
-    assert.match(dockerfile, /npm ci --omit=dev/);
+    assert.match(dockerfile, /npm install --omit=dev/);
     assert.match(dockerfile, /RUN npm run build/);
+  });
+
+  it('has local stand-ins named after its default base images (kind on machines with no registry)', () => {
+    const defaults = Object.fromEntries(
+      [...dockerfile.matchAll(/^ARG (\w+)=(\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    );
+    const buildImage = (defaults.BUILD_IMAGE ?? '').replace(
+      /\$\{NODE_VERSION\}/,
+      defaults.NODE_VERSION ?? '',
+    );
+    assert.equal(LOCAL_BUILD_IMAGE, `basic-operator.local/${buildImage}`);
+    const runtimeImage = (defaults.RUNTIME_IMAGE ?? '').split('/').at(-1);
+    assert.equal(LOCAL_RUNTIME_IMAGE, `basic-operator.local/${runtimeImage}`);
   });
 });

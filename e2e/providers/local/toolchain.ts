@@ -82,7 +82,7 @@ interface BuildStep {
   run(dir: string): Promise<void>;
 }
 
-function versionLdflags(): string {
+export function versionLdflags(): string {
   const v = VERSIONS.kubernetes;
   const [major, minor] = v.replace(/^v/, '').split('.');
   const vars: Record<string, string> = {
@@ -196,7 +196,7 @@ function steps(): BuildStep[] {
  * needed), under the cache root, with `patches` applied. Its own go.mod and go.sum pin the
  * dependencies, so building inside it is the same build as `go install module@version`.
  */
-async function patchedModule(
+export async function patchedModule(
   module: string,
   version: string,
   patches: readonly SourcePatch[],
@@ -255,7 +255,7 @@ function say(message: string): void {
 }
 
 /** Runs `go`, printing a heartbeat with the number of packages compiled so a cold build visibly lives. */
-function go(args: string[], cwd: string | undefined, env: Record<string, string> = {}): Promise<void> {
+export function go(args: string[], cwd: string | undefined, env: Record<string, string> = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     let packages = 0;

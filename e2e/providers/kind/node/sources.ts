@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { run } from '../../exec.ts';
+import { cacheRoot } from '../../local/toolchain.ts';
+
+/**
+ * Facts the node's components are built to match, read from upstream sources in the Go module
+ * cache rather than copied here: the image names kind's node image preloads and its manifests run
+ * (sigs.k8s.io/kind), and how Kubernetes builds its pause image (k8s.io/kubernetes). The parsers
+ * are pure so they are unit-tested against excerpts of those files.
+ */
+
+/** `const name = "value"` declarations of a Go file (single-line, interpreted string literals). */
+export function goStringConstants(source: string): Record<string, string> {
+  const constants: Record<string, string> = {};
+  for (const match of source.matchAll(
+    /^\s*const\s+([A-Za-z_]\w*)(?:\s+string)?\s*=\s*"((?:[^"\\]|\\.)*)"/gm,
+  )) {
+    constants[match[1]!] = match[2]!;
+  }
+  return constants;
+}
+
+/** `ARG NAME="value"` / `ARG NAME=value` defaults of a Dockerfile (the last one wins, as in stages). */
+export function dockerfileArgs(dockerfile: string): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const match of dockerfile.matchAll(/^\s*ARG\s+([A-Za-z_]\w*)=(?:"([^"]*)"|(\S*))\s*$/gm)) {
+    args[match[1]!] = match[2] ?? match[3] ?? '';
+  }
+  return args;
+}
+
+/** A make variable's value: `NAME=value`, `NAME ?= value` or `NAME := value` (the first assignment). */
+export function makeVariable(makefile: string, name: string): string | undefined {
+  const pattern = new RegExp(`^${name}\\s*[?:]?=\\s*(.*?)\\s*$`, 'm');
+  return pattern.exec(makefile)?.[1];
+}
+
+/** A string setting of a TOML file, wherever it is (`key = "value"`); kind's config has each once. */
+export function tomlString(toml: string, key: string): string | undefined {
+  const pattern = new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, 'm');
+  return pattern.exec(toml)?.[1];
+}
+
+/** The name of an image without registry, path and tag: `registry.k8s.io/coredns/coredns:v1` → coredns. */
+export function imageName(ref: string): string {
+  const last = ref.split('/').at(-1) ?? ref;
+  return last.split('@')[0]!.split(':')[0]!;
+}
+
+/** The tag of an image reference (`registry.k8s.io/pause:3.10.2` → 3.10.2). */
+export function imageTag(ref: string): string {
+  const last = ref.split('/').at(-1) ?? ref;
+  const colon = last.indexOf(':');
+  if (colon < 0) throw new Error(`image reference ${ref} has no tag`);
+  return last.slice(colon + 1);
+}
+
+/**
+ * The output of `kubeadm config images list -o json`, keyed by image name
+ * (kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy, coredns, pause, etcd).
+ */
+export function kubeadmImages(json: string): Record<string, string> {
+  const parsed = JSON.parse(json) as { images?: unknown };
+  if (!Array.isArray(parsed.images) || !parsed.images.every((i) => typeof i === 'string')) {
+    throw new Error(`unexpected kubeadm images list: ${json.slice(0, 200)}`);
+  }
+  const images: Record<string, string> = {};
+  for (const ref of parsed.images as string[]) images[imageName(ref)] = ref;
+  return images;
+}
+
+/** The folder of `module@version` in the Go module cache, downloaded from the proxy if needed. */
+export async function moduleDir(module: string, version: string): Promise<string> {
+  const download = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: cacheRoot(),
+    env: { GOTOOLCHAIN: 'local' },
+  });
+  const info = (download.stdout.trim() ? JSON.parse(download.stdout) : {}) as {
+    Dir?: string;
+    Error?: string;
+  };
+  if (!info.Dir) {
+    throw new Error(`go mod download ${module}@${version} failed: ${info.Error ?? download.stderr}`);
+  }
+  return info.Dir;
+}
+
+/** What kind's node image names and builds, read from kind's module. */
+export interface KindFacts {
+  /** docker.io/kindest/local-path-provisioner:… as kind's storage manifest runs it. */
+  storageProvisionerImage: string;
+  /** docker.io/kindest/local-path-helper:… as kind's storage manifest runs it. */
+  storageHelperImage: string;
+  /** The sandbox (pause) image kind's containerd config names. */
+  sandboxImage: string;
+  /** The rancher/local-path-provisioner version kind builds its image from. */
+  localPathProvisionerVersion: string;
+  /** Versions kind's base image builds (CONTAINERD_VERSION, RUNC_VERSION, CNI_PLUGINS_VERSION, …). */
+  baseArgs: Record<string, string>;
+}
+
+export function readKindFacts(kindDir: string): KindFacts {
+  const read = (...path: string[]) => readFileSync(join(kindDir, ...path), 'utf8');
+  const storage = goStringConstants(read('pkg', 'build', 'nodeimage', 'const_storage.go'));
+  const config = read('images', 'base', 'files', 'etc', 'containerd', 'config.toml');
+  const provisionerMakefile = read('images', 'local-path-provisioner', 'Makefile');
+  const facts = {
+    storageProvisionerImage: storage.storageProvisionerImage,
+    storageHelperImage: storage.storageHelperImage,
+    sandboxImage: tomlString(config, 'sandbox_image'),
+    localPathProvisionerVersion: makeVariable(provisionerMakefile, 'VERSION'),
+  };
+  for (const [key, value] of Object.entries(facts)) {
+    if (!value) throw new Error(`cannot read ${key} from kind's sources in ${kindDir}`);
+  }
+  return {
+    ...(facts as Omit<KindFacts, 'baseArgs'>),
+    baseArgs: dockerfileArgs(read('images', 'base', 'Dockerfile')),
+  };
+}

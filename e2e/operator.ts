@@ -343,10 +343,17 @@ export class LocalOperator implements OperatorUnderTest {
 
 const [KIND_REPOSITORY, KIND_TAG] = KIND_IMAGE.split(':');
 
-/** The image `KindProvider.up()` builds and loads into the kind nodes. */
-export const KIND_IMAGE_VALUES = {
-  image: { repository: KIND_REPOSITORY, tag: KIND_TAG, pullPolicy: 'IfNotPresent' },
-};
+/**
+ * The images `KindProvider.up()` builds and loads into the kind nodes: the operator's, and the
+ * busybox the backup Jobs and `helm test` run (a local build where no registry answers).
+ */
+export function kindImageValues(cluster: ClusterInfo): Record<string, unknown> {
+  const workload = cluster.images?.workload;
+  return {
+    image: { repository: KIND_REPOSITORY, tag: KIND_TAG, pullPolicy: 'IfNotPresent' },
+    ...(workload ? { backup: { jobImage: workload }, test: { image: workload } } : {}),
+  };
+}
 
 /**
  * The operator as the chart runs it. Logs are followed from every pod as it appears (so the logs of
@@ -354,7 +361,7 @@ export const KIND_IMAGE_VALUES = {
  */
 export class InClusterOperator implements OperatorUnderTest {
   readonly where = 'in-cluster';
-  readonly values = KIND_IMAGE_VALUES;
+  readonly values: Record<string, unknown>;
   private readonly cluster: ClusterInfo;
   private deployment: V1Deployment | undefined;
   private readonly podLogs = new Map<string, string[]>();
@@ -363,6 +370,7 @@ export class InClusterOperator implements OperatorUnderTest {
 
   constructor(cluster: ClusterInfo) {
     this.cluster = cluster;
+    this.values = kindImageValues(cluster);
   }
 
   private kubectl(args: string[]): Promise<RunResult> {

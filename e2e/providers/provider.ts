@@ -6,6 +6,8 @@ export interface ClusterInfo {
   kubectl: string;
   helm: string;
   serverVersion: string;
+  /** Images the cluster can run without pulling (kind): the operator's and a busybox for suites. */
+  images?: { operator: string; workload: string };
 }
 
 export interface ClusterProvider {

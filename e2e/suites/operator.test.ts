@@ -37,7 +37,8 @@ const RELEASE_NS = RELEASE;
 const WORKLOAD_NS = `${RELEASE}-workload`;
 const SAMPLE_DEPLOYMENT = 'basicdeployment-sample';
 const SAMPLE_MACHINE = 'machine-sample';
-const IMAGE_V2 = 'registry.k8s.io/pause:3.9';
+// Kubeadm's pause, preloaded in every kind node (the samples run kind's sandbox pause, 3.10).
+const IMAGE_V2 = 'registry.k8s.io/pause:3.10.2';
 /** How long the upgraded operator runs over the existing objects before their UIDs are compared. */
 const SETTLE_MS = 15_000;
 

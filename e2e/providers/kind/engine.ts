@@ -74,7 +74,7 @@ export interface BuildOptions {
 
 /** `engine build`: the classic builder on Docker, never pulling what is present locally. */
 export async function buildImage(engine: ContainerEngine, options: BuildOptions): Promise<void> {
-  const args = ['build', '-t', options.tag];
+  const args = ['build', '--force-rm', '-t', options.tag];
   if (options.dockerfile) args.push('-f', options.dockerfile);
   for (const [key, value] of Object.entries(options.buildArgs ?? {}))
     args.push('--build-arg', `${key}=${value}`);

@@ -1,35 +1,63 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { run, runOk } from '../exec.ts';
+import { withFileLock } from '../local/lock.ts';
 import { cacheRoot, ensureToolchain, VERSIONS } from '../local/toolchain.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
+import { clusterConfig } from './cluster-config.ts';
+import { type ContainerEngine, detectEngine } from './engine.ts';
+import { ensureOperatorImage, OPERATOR_IMAGE } from './images/operator.ts';
+import { ensureWorkloadImage } from './images/workload.ts';
+import { ensureLocalNodeImage } from './node/index.ts';
+import { registryReachable } from './registry.ts';
 
-export const KIND_CLUSTER = 'basic-operator';
-export const IMAGE = 'basic-operator:dev';
-const REPO_ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..', '..');
+export const KIND_CLUSTER = process.env.BASIC_OPERATOR_KIND_CLUSTER || 'basic-operator';
+export const IMAGE = OPERATOR_IMAGE;
 
 function say(message: string): void {
   process.stderr.write(`[cluster:kind] ${message}\n`);
 }
 
 /**
- * The same interface on kind, for machines with Docker: real kubelets, the operator image built
- * with `docker build` and loaded with `kind load`. kubectl and helm come from the shared toolchain.
+ * Which images the cluster runs: `upstream` (kind's own node image, public base images, pulled
+ * from their registries) or `local` (everything built on this machine, for machines with no
+ * registry). BASIC_OPERATOR_KIND_IMAGES chooses; by default, upstream where Docker Hub answers.
+ */
+export type ImageSource = 'upstream' | 'local';
+
+async function imageSource(): Promise<ImageSource> {
+  const chosen = process.env.BASIC_OPERATOR_KIND_IMAGES;
+  if (chosen === 'upstream' || chosen === 'local') return chosen;
+  if (chosen) throw new Error(`BASIC_OPERATOR_KIND_IMAGES=${chosen}: use upstream or local`);
+  return (await registryReachable()) ? 'upstream' : 'local';
+}
+
+/**
+ * kind clusters on Docker or Podman: real kubelets and containers, the operator image built from
+ * the repository's Dockerfile and loaded into the node. Where no registry answers, the node image,
+ * every image it runs and the operator's base images are built here first (see docs/local-cluster.md).
  */
 export class KindProvider implements ClusterProvider {
   readonly name = 'kind' as const;
-  private readonly kubeconfig = join(cacheRoot(), 'kind-kubeconfig');
+  private readonly kubeconfig = join(cacheRoot(), `kind-kubeconfig-${KIND_CLUSTER}`);
 
-  private async kind(): Promise<string> {
-    const gobin = join(cacheRoot(), 'kind-bin');
-    await runOk('go', ['install', `sigs.k8s.io/kind@${VERSIONS.kind}`], {
-      env: { GOBIN: gobin },
-      inherit: true,
-    });
-    return join(gobin, 'kind');
+  private async kind(engine?: ContainerEngine): Promise<{ bin: string; env: Record<string, string> }> {
+    const gobin = join(cacheRoot(), `kind-${VERSIONS.kind}`);
+    const bin = join(gobin, 'kind');
+    if (!existsSync(bin)) {
+      say(`building kind ${VERSIONS.kind} from the Go module proxy`);
+      await runOk('go', ['install', `sigs.k8s.io/kind@${VERSIONS.kind}`], {
+        env: { GOBIN: gobin, GOTOOLCHAIN: 'local' },
+        inherit: true,
+      });
+    }
+    const env: Record<string, string> =
+      engine?.name === 'podman' ? { KIND_EXPERIMENTAL_PROVIDER: 'podman' } : {};
+    return { bin, env };
   }
 
   async status(): Promise<ClusterInfo | undefined> {
+    if (!existsSync(this.kubeconfig)) return undefined;
     const tools = await ensureToolchain();
     const result = await run(tools.kubectl, [
       '--kubeconfig',
@@ -43,6 +71,7 @@ export class KindProvider implements ClusterProvider {
     const version =
       (JSON.parse(result.stdout) as { serverVersion?: { gitVersion?: string } }).serverVersion?.gitVersion ??
       '';
+    const source = (await imageSource().catch(() => 'upstream')) as ImageSource;
     return {
       provider: 'kind',
       name: KIND_CLUSTER,
@@ -50,33 +79,106 @@ export class KindProvider implements ClusterProvider {
       kubectl: tools.kubectl,
       helm: tools.helm,
       serverVersion: version,
+      images: await this.images(source),
     };
   }
 
-  async up(): Promise<ClusterInfo> {
-    await ensureToolchain();
-    const kind = await this.kind();
-    const clusters = await runOk(kind, ['get', 'clusters']);
-    if (!clusters.split('\n').includes(KIND_CLUSTER)) {
-      say('creating the kind cluster');
+  /** The images the suites run in pods (a shell and core utilities). */
+  private async images(source: ImageSource): Promise<NonNullable<ClusterInfo['images']>> {
+    if (source === 'upstream') return { workload: 'busybox:1.36', operator: IMAGE };
+    const probe = await detectEngine();
+    if (!probe.engine) throw new Error(probe.reason);
+    return { workload: await ensureWorkloadImage(probe.engine), operator: IMAGE };
+  }
+
+  up(): Promise<ClusterInfo> {
+    // Two test processes bringing the same cluster up would race on `kind create`.
+    return withFileLock(join(cacheRoot(), `kind-${KIND_CLUSTER}.lock`), 90 * 60_000, () => this.bringUp());
+  }
+
+  private async bringUp(): Promise<ClusterInfo> {
+    const probe = await detectEngine();
+    if (!probe.engine) throw new Error(`kind needs a container engine: ${probe.reason}`);
+    const engine = probe.engine;
+    const tools = await ensureToolchain();
+    const kind = await this.kind(engine);
+    const source = await imageSource();
+    say(`engine ${engine.name}; images: ${source}`);
+    const nodeImage = source === 'local' ? await ensureLocalNodeImage(engine) : undefined;
+    const workload = source === 'local' ? await ensureWorkloadImage(engine) : undefined;
+
+    const current = await this.nodeImageOfCluster(engine);
+    const wanted = nodeImage ?? '';
+    if (current !== undefined && nodeImage && current !== nodeImage) {
+      say(`the cluster runs ${current}, not ${nodeImage}: recreating it`);
+      await runOk(kind.bin, ['delete', 'cluster', '--name', KIND_CLUSTER], { env: kind.env, inherit: true });
+    }
+    if (current === undefined || (nodeImage && current !== wanted)) {
+      const configFile = join(cacheRoot(), `kind-config-${KIND_CLUSTER}.yaml`);
+      mkdirSync(cacheRoot(), { recursive: true });
+      writeFileSync(configFile, clusterConfig({ nodeImage }));
+      say(`creating the kind cluster ${KIND_CLUSTER}${nodeImage ? ` from ${nodeImage}` : ''}`);
+      const started = Date.now();
       await runOk(
-        kind,
-        ['create', 'cluster', '--name', KIND_CLUSTER, '--kubeconfig', this.kubeconfig, '--wait', '3m'],
-        { inherit: true },
+        kind.bin,
+        [
+          'create',
+          'cluster',
+          '--name',
+          KIND_CLUSTER,
+          '--config',
+          configFile,
+          '--kubeconfig',
+          this.kubeconfig,
+          '--wait',
+          '5m',
+        ],
+        { env: kind.env, inherit: true, timeoutMs: 15 * 60_000 },
+      );
+      say(`cluster created in ${((Date.now() - started) / 1000).toFixed(0)}s`);
+    } else {
+      await runOk(
+        kind.bin,
+        ['export', 'kubeconfig', '--name', KIND_CLUSTER, '--kubeconfig', this.kubeconfig],
+        {
+          env: kind.env,
+        },
       );
     }
-    say(`building ${IMAGE}`);
-    await runOk('docker', ['build', '-t', IMAGE, REPO_ROOT], { inherit: true });
-    await runOk(kind, ['load', 'docker-image', IMAGE, '--name', KIND_CLUSTER], { inherit: true });
-    // kind ships its own default StorageClass `standard` (local-path, provisioning real volumes),
-    // which the suites use as they are: nothing to add.
+
+    await ensureOperatorImage(engine, { localBases: source === 'local' });
+    for (const image of [IMAGE, ...(workload ? [workload] : [])]) {
+      say(`loading ${image} into the nodes`);
+      await runOk(kind.bin, ['load', 'docker-image', image, '--name', KIND_CLUSTER], { env: kind.env });
+    }
+    await runOk(tools.kubectl, [
+      '--kubeconfig',
+      this.kubeconfig,
+      'wait',
+      '--for=condition=Ready',
+      'nodes',
+      '--all',
+      '--timeout=180s',
+    ]);
     const info = await this.status();
-    if (!info) throw new Error('the kind cluster does not answer');
+    if (!info) throw new Error(`the kind cluster ${KIND_CLUSTER} does not answer`);
     return info;
   }
 
+  /** The node image the cluster's control-plane container runs, or undefined without a cluster. */
+  private async nodeImageOfCluster(engine: ContainerEngine): Promise<string | undefined> {
+    const result = await run(engine.bin, [
+      'inspect',
+      '--format',
+      '{{.Config.Image}}',
+      `${KIND_CLUSTER}-control-plane`,
+    ]);
+    return result.code === 0 ? result.stdout.trim() : undefined;
+  }
+
   async down(): Promise<void> {
-    const kind = await this.kind();
-    await runOk(kind, ['delete', 'cluster', '--name', KIND_CLUSTER], { inherit: true });
+    const probe = await detectEngine();
+    const kind = await this.kind(probe.engine);
+    await runOk(kind.bin, ['delete', 'cluster', '--name', KIND_CLUSTER], { env: kind.env, inherit: true });
   }
 }

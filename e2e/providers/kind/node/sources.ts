@@ -94,6 +94,8 @@ export interface KindFacts {
   storageHelperImage: string;
   /** The sandbox (pause) image kind's containerd config names. */
   sandboxImage: string;
+  /** The storage manifest kind writes into its node images (/kind/manifests/default-storage.yaml). */
+  storageManifest: string;
   /** The rancher/local-path-provisioner version kind builds its image from. */
   localPathProvisionerVersion: string;
   /** Versions kind's base image builds (CONTAINERD_VERSION, RUNC_VERSION, CNI_PLUGINS_VERSION, …). */
@@ -102,7 +104,8 @@ export interface KindFacts {
 
 export function readKindFacts(kindDir: string): KindFacts {
   const read = (...path: string[]) => readFileSync(join(kindDir, ...path), 'utf8');
-  const storage = goStringConstants(read('pkg', 'build', 'nodeimage', 'const_storage.go'));
+  const storageSource = read('pkg', 'build', 'nodeimage', 'const_storage.go');
+  const storage = goStringConstants(storageSource);
   const config = read('images', 'base', 'files', 'etc', 'containerd', 'config.toml');
   const provisionerMakefile = read('images', 'local-path-provisioner', 'Makefile');
   const facts = {
@@ -115,7 +118,34 @@ export function readKindFacts(kindDir: string): KindFacts {
     if (!value) throw new Error(`cannot read ${key} from kind's sources in ${kindDir}`);
   }
   return {
-    ...(facts as Omit<KindFacts, 'baseArgs'>),
+    ...(facts as Omit<KindFacts, 'baseArgs' | 'storageManifest'>),
+    storageManifest: goConcatenatedConstant(storageSource, 'defaultStorageManifest'),
     baseArgs: dockerfileArgs(read('images', 'base', 'Dockerfile')),
   };
+}
+
+/**
+ * A Go constant assembled from raw strings and other string constants
+ * (`const m = ` + "`...image: `" + ` + name + ` + "`...`"), as kind's defaultStorageManifest is.
+ */
+export function goConcatenatedConstant(source: string, name: string): string {
+  const start = new RegExp(`^const\\s+${name}\\s*=\\s*`, 'm').exec(source);
+  if (!start) throw new Error(`no constant ${name} in the Go source`);
+  const constants = goStringConstants(source);
+  let value = '';
+  let rest = source.slice(start.index + start[0].length);
+  for (;;) {
+    const piece = /^\s*(?:`([^`]*)`|([A-Za-z_]\w*))/.exec(rest);
+    if (!piece) throw new Error(`cannot read constant ${name}: unexpected ${rest.slice(0, 40)}`);
+    if (piece[1] !== undefined) value += piece[1];
+    else {
+      const named = constants[piece[2] as string];
+      if (named === undefined) throw new Error(`constant ${name} uses unknown constant ${piece[2]}`);
+      value += named;
+    }
+    rest = rest.slice(piece[0].length);
+    const plus = /^\s*\+\s*/.exec(rest);
+    if (!plus) return value;
+    rest = rest.slice(plus[0].length);
+  }
 }

@@ -1,9 +1,14 @@
 import { selectProvider } from './providers/index.ts';
 import { ensureToolchain } from './providers/local/toolchain.ts';
 
-/** npm run cluster:up | cluster:down | cluster:build | cluster:status  (E2E_PROVIDER=kind for kind). */
-async function main(command: string | undefined): Promise<void> {
-  const provider = selectProvider();
+/**
+ * npm run cluster:up | cluster:down | cluster:build | cluster:status, on the local control plane or,
+ * with `-- --provider kind` (or E2E_PROVIDER=kind), on kind.
+ */
+async function main(command: string | undefined, args: string[]): Promise<void> {
+  const flag = args.indexOf('--provider');
+  const named = args.find((a) => a.startsWith('--provider='))?.slice('--provider='.length);
+  const provider = selectProvider(named ?? (flag >= 0 ? args[flag + 1] : undefined));
   switch (command) {
     case 'build': {
       const tools = await ensureToolchain();
@@ -26,11 +31,11 @@ async function main(command: string | undefined): Promise<void> {
       return;
     }
     default:
-      throw new Error('usage: node e2e/cluster.ts up|down|build|status');
+      throw new Error('usage: node e2e/cluster.ts up|down|build|status [--provider local|kind]');
   }
 }
 
-main(process.argv[2]).catch((err: unknown) => {
+main(process.argv[2], process.argv.slice(3)).catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });

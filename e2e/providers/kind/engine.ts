@@ -43,6 +43,12 @@ export async function imageLabels(
   return (JSON.parse(result.stdout.trim() || 'null') as Record<string, string> | null) ?? {};
 }
 
+/** The image's ID (sha256:...), or undefined when the engine does not have it. */
+export async function imageId(engine: ContainerEngine, ref: string): Promise<string | undefined> {
+  const result = await run(engine.bin, ['image', 'inspect', '--format', '{{.Id}}', ref]);
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
 /**
  * `tar -C dir -c . | engine import`: one layer holding the folder, owned by root, with the
  * Dockerfile-style `changes` (ENV, USER, ENTRYPOINT, LABEL ...) applied to its configuration.

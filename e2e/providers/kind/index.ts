@@ -5,7 +5,7 @@ import { withFileLock } from '../local/lock.ts';
 import { cacheRoot, ensureToolchain, VERSIONS } from '../local/toolchain.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { clusterConfig } from './cluster-config.ts';
-import { type ContainerEngine, detectEngine } from './engine.ts';
+import { type ContainerEngine, detectEngine, imageId } from './engine.ts';
 import { ensureOperatorImage, OPERATOR_IMAGE } from './images/operator.ts';
 import { ensureWorkloadImage } from './images/workload.ts';
 import { ensureLocalNodeImage } from './node/index.ts';
@@ -107,13 +107,15 @@ export class KindProvider implements ClusterProvider {
     const nodeImage = source === 'local' ? await ensureLocalNodeImage(engine) : undefined;
     const workload = source === 'local' ? await ensureWorkloadImage(engine) : undefined;
 
+    // A cluster made from another build of the node image (or another image) is made again.
     const current = await this.nodeImageOfCluster(engine);
-    const wanted = nodeImage ?? '';
-    if (current !== undefined && nodeImage && current !== nodeImage) {
-      say(`the cluster runs ${current}, not ${nodeImage}: recreating it`);
+    const wanted = nodeImage ? await imageId(engine, nodeImage) : undefined;
+    const stale = current !== undefined && wanted !== undefined && current !== wanted;
+    if (stale) {
+      say(`the cluster runs another node image than ${nodeImage}: recreating it`);
       await runOk(kind.bin, ['delete', 'cluster', '--name', KIND_CLUSTER], { env: kind.env, inherit: true });
     }
-    if (current === undefined || (nodeImage && current !== wanted)) {
+    if (current === undefined || stale) {
       const configFile = join(cacheRoot(), `kind-config-${KIND_CLUSTER}.yaml`);
       mkdirSync(cacheRoot(), { recursive: true });
       writeFileSync(configFile, clusterConfig({ nodeImage }));
@@ -165,12 +167,12 @@ export class KindProvider implements ClusterProvider {
     return info;
   }
 
-  /** The node image the cluster's control-plane container runs, or undefined without a cluster. */
+  /** The image ID the cluster's control-plane container runs, or undefined without a cluster. */
   private async nodeImageOfCluster(engine: ContainerEngine): Promise<string | undefined> {
     const result = await run(engine.bin, [
       'inspect',
       '--format',
-      '{{.Config.Image}}',
+      '{{.Image}}',
       `${KIND_CLUSTER}-control-plane`,
     ]);
     return result.code === 0 ? result.stdout.trim() : undefined;

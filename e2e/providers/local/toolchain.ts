@@ -109,42 +109,30 @@ function steps(): BuildStep[] {
       outputs: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubectl'],
       fingerprintFiles: [join(k8s, 'go.mod'), join(k8s, 'go.sum')],
       run: (dir) =>
-        go(
-          [
-            'build',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            versionLdflags(),
-            '-o',
-            `${dir}/`,
+        goCompile({
+          packages: [
             'k8s.io/kubernetes/cmd/kube-apiserver',
             'k8s.io/kubernetes/cmd/kube-controller-manager',
             'k8s.io/kubernetes/cmd/kube-scheduler',
             'k8s.io/kubernetes/cmd/kubectl',
           ],
-          k8s,
-        ),
+          out: `${dir}/`,
+          ldflags: versionLdflags(),
+          cwd: k8s,
+        }),
     },
     {
       name: `etcd ${VERSIONS.etcd}`,
       outputs: ['etcd', 'etcdctl'],
       fingerprintFiles: [join(etcd, 'go.mod'), join(etcd, 'go.sum'), join(etcd, 'main.go')],
       run: async (dir) => {
-        await go(['build', '-v', '-trimpath', '-ldflags', '-s -w', '-o', join(dir, 'etcd'), '.'], etcd);
-        await go(
-          [
-            'build',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            '-s -w',
-            '-o',
-            join(dir, 'etcdctl'),
-            'go.etcd.io/etcd/etcdctl/v3',
-          ],
-          etcd,
-        );
+        await goCompile({ packages: ['.'], out: join(dir, 'etcd'), ldflags: '-s -w', cwd: etcd });
+        await goCompile({
+          packages: ['go.etcd.io/etcd/etcdctl/v3'],
+          out: join(dir, 'etcdctl'),
+          ldflags: '-s -w',
+          cwd: etcd,
+        });
       },
     },
     {
@@ -154,20 +142,12 @@ function steps(): BuildStep[] {
       fingerprintFiles: [join(WRAPPERS, 'source-patches.ts')],
       run: async (dir) => {
         const source = await patchedModule('sigs.k8s.io/kwok', VERSIONS.kwok, KWOK_PATCHES);
-        await go(
-          [
-            'build',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            `-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${VERSIONS.kwok}`,
-            '-o',
-            `${dir}/`,
-            './cmd/kwok',
-            './cmd/kwokctl',
-          ],
-          source,
-        );
+        await goCompile({
+          packages: ['./cmd/kwok', './cmd/kwokctl'],
+          out: `${dir}/`,
+          ldflags: `-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=${VERSIONS.kwok}`,
+          cwd: source,
+        });
       },
     },
     {
@@ -175,18 +155,11 @@ function steps(): BuildStep[] {
       outputs: ['helm'],
       fingerprintFiles: [],
       run: (dir) =>
-        go(
-          [
-            'install',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            `-s -w -X helm.sh/helm/v3/internal/version.version=${VERSIONS.helm}`,
-            `helm.sh/helm/v3/cmd/helm@${VERSIONS.helm}`,
-          ],
-          undefined,
-          { GOBIN: dir },
-        ),
+        goCompile({
+          packages: [`helm.sh/helm/v3/cmd/helm@${VERSIONS.helm}`],
+          gobin: dir,
+          ldflags: `-s -w -X helm.sh/helm/v3/internal/version.version=${VERSIONS.helm}`,
+        }),
     },
   ];
 }
@@ -201,21 +174,10 @@ export async function patchedModule(
   version: string,
   patches: readonly SourcePatch[],
 ): Promise<string> {
-  // On failure too, `go mod download -json` prints the module's JSON, with the reason in Error.
-  const download = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
-    cwd: cacheRoot(),
-    env: { GOTOOLCHAIN: 'local' },
-  });
-  const info = (download.stdout.trim() ? JSON.parse(download.stdout) : {}) as {
-    Dir?: string;
-    Error?: string;
-  };
-  if (!info.Dir) {
-    throw new Error(`go mod download ${module}@${version} failed: ${info.Error ?? download.stderr}`);
-  }
+  const source = await moduleDir(module, version);
   const target = patchedSourceDir(module, version);
   rmSync(target, { recursive: true, force: true });
-  copyWritable(info.Dir, target);
+  copyWritable(source, target);
   for (const patch of patches) {
     const file = join(target, patch.file);
     writeFileSync(file, applySourcePatch(readFileSync(file, 'utf8'), patch));
@@ -287,6 +249,53 @@ export function go(args: string[], cwd: string | undefined, env: Record<string, 
       else reject(new Error(`go ${args[0]} failed (exit ${code}):\n${lastLines.join('\n')}`));
     });
   });
+}
+
+export interface GoCompile {
+  /** Packages (`./cmd/x`, `k8s.io/...`) or `module@version` paths. */
+  packages: readonly string[];
+  /** `go build -o` target (a folder ending in `/`, or a file); without it, `go install` into `gobin`. */
+  out?: string;
+  gobin?: string;
+  ldflags: string;
+  tags?: readonly string[];
+  /** More build flags, e.g. `-buildmode=pie`. */
+  flags?: readonly string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** `go build` or `go install` with -v (the heartbeat counts its lines) and -trimpath. */
+export function goCompile(c: GoCompile): Promise<void> {
+  const args = [
+    c.out ? 'build' : 'install',
+    '-v',
+    '-trimpath',
+    ...(c.flags ?? []),
+    ...(c.tags?.length ? ['-tags', c.tags.join(' ')] : []),
+    '-ldflags',
+    c.ldflags,
+    ...(c.out ? ['-o', c.out] : []),
+    ...c.packages,
+  ];
+  return go(args, c.cwd, { ...(c.gobin ? { GOBIN: c.gobin } : {}), ...c.env });
+}
+
+/** The folder of `module@version` in the Go module cache, downloaded from the proxy if needed. */
+export async function moduleDir(module: string, version: string): Promise<string> {
+  // On failure too, `go mod download -json` prints the module's JSON, with the reason in Error.
+  const download = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: cacheRoot(),
+    env: { GOTOOLCHAIN: 'local' },
+  });
+  const info = (download.stdout.trim() ? JSON.parse(download.stdout) : {}) as {
+    Dir?: string;
+    Error?: string;
+  };
+  if (!info.Dir) {
+    throw new Error(`go mod download ${module}@${version} failed: ${info.Error ?? download.stderr}`);
+  }
+  return info.Dir;
 }
 
 /** The fingerprints of the binaries as built: they change whenever one is rebuilt. */

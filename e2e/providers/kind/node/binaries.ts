@@ -7,7 +7,7 @@ import { withFileLock } from '../../local/lock.ts';
 import {
   cacheRoot,
   ensureToolchain,
-  go,
+  goCompile,
   patchedModule,
   VERSIONS,
   versionLdflags,
@@ -116,19 +116,12 @@ export function kubernetesStep(name: string, packages: Record<string, string>): 
     inputs: { packages, ldflags: versionLdflags() },
     files: [join(KUBERNETES_WRAPPER, 'go.mod'), join(KUBERNETES_WRAPPER, 'go.sum')],
     run: (dir) =>
-      go(
-        [
-          'build',
-          '-v',
-          '-trimpath',
-          '-ldflags',
-          versionLdflags(),
-          '-o',
-          `${dir}/`,
-          ...Object.values(packages),
-        ],
-        KUBERNETES_WRAPPER,
-      ),
+      goCompile({
+        packages: Object.values(packages),
+        out: `${dir}/`,
+        ldflags: versionLdflags(),
+        cwd: KUBERNETES_WRAPPER,
+      }),
   };
 }
 
@@ -159,40 +152,23 @@ function nodeSteps(): BinaryStep[] {
       inputs: { containerd, containerdLdflags, containerdTags },
       run: async (dir) => {
         const source = await patchedModule(containerdModule, containerd, []);
-        await go(
-          [
-            'build',
-            '-v',
-            '-trimpath',
-            '-buildmode=pie',
-            '-tags',
-            containerdTags.join(' '),
-            '-ldflags',
-            containerdLdflags,
-            '-o',
-            `${dir}/`,
-            './cmd/containerd',
-            './cmd/ctr',
-          ],
-          source,
-          { CGO_ENABLED: '1' },
-        );
-        await go(
-          [
-            'build',
-            '-v',
-            '-trimpath',
-            '-tags',
-            [...containerdTags, 'no_grpc'].join(' '),
-            '-ldflags',
-            `${containerdLdflags} -extldflags "-static"`,
-            '-o',
-            join(dir, 'containerd-shim-runc-v2'),
-            './cmd/containerd-shim-runc-v2',
-          ],
-          source,
-          { CGO_ENABLED: '0' },
-        );
+        await goCompile({
+          packages: ['./cmd/containerd', './cmd/ctr'],
+          out: `${dir}/`,
+          ldflags: containerdLdflags,
+          tags: containerdTags,
+          flags: ['-buildmode=pie'],
+          cwd: source,
+          env: { CGO_ENABLED: '1' },
+        });
+        await goCompile({
+          packages: ['./cmd/containerd-shim-runc-v2'],
+          out: join(dir, 'containerd-shim-runc-v2'),
+          ldflags: `${containerdLdflags} -extldflags "-static"`,
+          tags: [...containerdTags, 'no_grpc'],
+          cwd: source,
+          env: { CGO_ENABLED: '0' },
+        });
       },
     },
     {
@@ -200,21 +176,14 @@ function nodeSteps(): BinaryStep[] {
       outputs: ['runc'],
       inputs: { runc, runcTags, runcLdflags },
       run: (dir) =>
-        go(
-          [
-            'install',
-            '-v',
-            '-trimpath',
-            '-buildmode=pie',
-            '-tags',
-            runcTags.join(' '),
-            '-ldflags',
-            runcLdflags,
-            `github.com/opencontainers/runc@${runc}`,
-          ],
-          undefined,
-          { GOBIN: dir, CGO_ENABLED: '1' },
-        ),
+        goCompile({
+          packages: [`github.com/opencontainers/runc@${runc}`],
+          gobin: dir,
+          ldflags: runcLdflags,
+          tags: runcTags,
+          flags: ['-buildmode=pie'],
+          env: { CGO_ENABLED: '1' },
+        }),
     },
     {
       // As kind builds them: static (no cgo); the version stamp as the plugins' own release script sets it.
@@ -222,20 +191,14 @@ function nodeSteps(): BinaryStep[] {
       outputs: Object.keys(CNI_PLUGINS).map((plugin) => join('cni', plugin)),
       inputs: { cniPlugins, CNI_PLUGINS, cniLdflags },
       run: (dir) =>
-        go(
-          [
-            'install',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            cniLdflags,
-            ...Object.values(CNI_PLUGINS).map(
-              (path) => `github.com/containernetworking/plugins/${path}@${cniPlugins}`,
-            ),
-          ],
-          undefined,
-          { GOBIN: join(dir, 'cni'), CGO_ENABLED: '0' },
-        ),
+        goCompile({
+          packages: Object.values(CNI_PLUGINS).map(
+            (path) => `github.com/containernetworking/plugins/${path}@${cniPlugins}`,
+          ),
+          gobin: join(dir, 'cni'),
+          ldflags: cniLdflags,
+          env: { CGO_ENABLED: '0' },
+        }),
     },
   ];
 }

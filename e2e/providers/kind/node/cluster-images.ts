@@ -16,7 +16,7 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, runOk } from '../../exec.ts';
-import { cacheRoot, ensureToolchain, go, VERSIONS } from '../../local/toolchain.ts';
+import { cacheRoot, ensureToolchain, goCompile, VERSIONS } from '../../local/toolchain.ts';
 import { type ContainerEngine, importFolder } from '../engine.ts';
 import { ensureImage, FINGERPRINT_LABEL } from '../image-cache.ts';
 import { DEBIAN_SUITE, debootstrapRootfs, unpackedPackages } from '../images/debian.ts';
@@ -119,20 +119,13 @@ async function ensureImageBinaries(images: Record<string, string>): Promise<Imag
       outputs: ['coredns'],
       inputs: { coredns, corednsLdflags, tags: 'grpcnotrace' },
       run: (dir) =>
-        go(
-          [
-            'install',
-            '-v',
-            '-trimpath',
-            '-tags',
-            'grpcnotrace',
-            '-ldflags',
-            corednsLdflags,
-            `github.com/coredns/coredns@${coredns}`,
-          ],
-          undefined,
-          { GOBIN: dir, CGO_ENABLED: '0' },
-        ),
+        goCompile({
+          packages: [`github.com/coredns/coredns@${coredns}`],
+          gobin: dir,
+          ldflags: corednsLdflags,
+          tags: ['grpcnotrace'],
+          env: { CGO_ENABLED: '0' },
+        }),
     },
     {
       // local-path-provisioner's scripts/build: no cgo, static, stripped, version stamp.
@@ -140,18 +133,12 @@ async function ensureImageBinaries(images: Record<string, string>): Promise<Imag
       outputs: ['local-path-provisioner'],
       inputs: { provisioner, provisionerLdflags },
       run: (dir) =>
-        go(
-          [
-            'install',
-            '-v',
-            '-trimpath',
-            '-ldflags',
-            provisionerLdflags,
-            `github.com/rancher/local-path-provisioner@${provisioner}`,
-          ],
-          undefined,
-          { GOBIN: dir, CGO_ENABLED: '0' },
-        ),
+        goCompile({
+          packages: [`github.com/rancher/local-path-provisioner@${provisioner}`],
+          gobin: dir,
+          ldflags: provisionerLdflags,
+          env: { CGO_ENABLED: '0' },
+        }),
     },
     {
       name: `pause ${pauseTag} (build/pause/linux/pause.c of Kubernetes ${VERSIONS.kubernetes})`,

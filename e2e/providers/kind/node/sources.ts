@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from '../../exec.ts';
-import { cacheRoot } from '../../local/toolchain.ts';
+import { moduleDir } from '../../local/toolchain.ts';
+
+export { moduleDir };
 
 /**
  * Facts the node's components are built to match, read from upstream sources in the Go module
@@ -68,22 +69,6 @@ export function kubeadmImages(json: string): Record<string, string> {
   const images: Record<string, string> = {};
   for (const ref of parsed.images as string[]) images[imageName(ref)] = ref;
   return images;
-}
-
-/** The folder of `module@version` in the Go module cache, downloaded from the proxy if needed. */
-export async function moduleDir(module: string, version: string): Promise<string> {
-  const download = await run('go', ['mod', 'download', '-json', `${module}@${version}`], {
-    cwd: cacheRoot(),
-    env: { GOTOOLCHAIN: 'local' },
-  });
-  const info = (download.stdout.trim() ? JSON.parse(download.stdout) : {}) as {
-    Dir?: string;
-    Error?: string;
-  };
-  if (!info.Dir) {
-    throw new Error(`go mod download ${module}@${version} failed: ${info.Error ?? download.stderr}`);
-  }
-  return info.Dir;
 }
 
 /** What kind's node image names and builds, read from kind's module. */

@@ -1,0 +1,314 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import type {
+  EventsV1Event,
+  V1Job,
+  V1Namespace,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
+import type { BasicDeployment, Condition, Machine, VolumeBackup } from '../../../src/apis/index.ts';
+import {
+  GiveUp,
+  KIND_ONLY,
+  KindRelease,
+  check as kindCheck,
+  note,
+  podReady,
+  restrictedContainerSecurity,
+  restrictedPodSecurity,
+  seconds,
+} from '../support/kind.ts';
+
+/**
+ * Pod Security `restricted` enforced on both the release namespace and the workload namespace
+ * (pod-security.kubernetes.io/enforce=restricted). Everything that can comply runs: the operator's
+ * own pods, the chart's `helm test` pod, the pods of a BasicDeployment whose template complies (the
+ * user's part), and the operator's copy Jobs, for a backup and for a restore. What cannot comply fails
+ * at once with its reason instead of hanging: a Machine's pod (it has no securityContext today) makes
+ * the Machine Failed with Ready reason PodRefused and a Warning Event; a BasicDeployment whose
+ * template breaks the profile reports ReplicaFailure/FailedCreate.
+ */
+
+const PSA_REFUSAL = /violates PodSecurity "restricted:latest"/;
+
+describe('Pod Security restricted in the release and workload namespaces (kind)', { skip: KIND_ONLY }, () => {
+  let release: KindRelease;
+  let ns: string;
+  let backupName = '';
+  const image = () => release.cluster.images?.workload ?? 'busybox:1.36';
+
+  before(async () => {
+    release = await KindRelease.create({ topic: 'psa', podSecurity: 'restricted' });
+    await release.install();
+    ns = release.workloadNamespace;
+  });
+
+  after(async () => {
+    await release?.cleanup();
+  });
+
+  const check = (name: string, timeoutMs: number, body: () => Promise<void>) =>
+    kindCheck(() => release, name, timeoutMs, body);
+
+  check(
+    'both namespaces enforce restricted: a pod without a securityContext is refused',
+    60_000,
+    async () => {
+      for (const namespace of [release.namespace, ns]) {
+        const labels =
+          (await release.tools.getJson<V1Namespace>([`namespace/${namespace}`])).metadata?.labels ?? {};
+        assert.equal(
+          labels['pod-security.kubernetes.io/enforce'],
+          'restricted',
+          `${namespace} enforces restricted`,
+        );
+        // Server-side dry run: admission runs, nothing is created.
+        const probe = await release.tools.kubectl(
+          ['create', '--dry-run=server', '-n', namespace, '-f', '-'],
+          JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: 'psa-probe' },
+            spec: { containers: [{ name: 'c', image: image(), command: ['true'] }] },
+          }),
+        );
+        assert.notEqual(probe.code, 0, `a plain pod is refused in ${namespace}`);
+        assert.match(probe.stderr, PSA_REFUSAL);
+      }
+    },
+  );
+
+  check('the operator pods run and become Ready there', 150_000, async () => {
+    const pods = await release.waitFor(
+      'two Running and Ready operator pods',
+      async () => {
+        const pods = await release.operatorPods();
+        return pods.length === 2 && pods.every((p) => p.status?.phase === 'Running' && podReady(p)) && pods;
+      },
+      { timeoutMs: 120_000, namespace: release.namespace },
+    );
+    for (const pod of pods) {
+      assert.equal(
+        pod.status?.containerStatuses?.[0]?.restartCount,
+        0,
+        `${pod.metadata?.name} never restarted`,
+      );
+    }
+    assert.ok((await release.lease())?.pod, 'one of them leads');
+  });
+
+  check('a BasicDeployment whose template complies runs its pods', 150_000, async () => {
+    await release.apply(basicDeployment(ns, 'compliant', image(), true));
+    await release.waitFor(
+      'basicdeployment/compliant to be Ready with 2 Running pods',
+      async () => {
+        const bd = await release.get<BasicDeployment>('basicdeployment/compliant');
+        if (condition(bd, 'Ready')?.status !== 'True') return false;
+        const pods = await release.list<V1Pod>('pods', ns, 'app=compliant');
+        return pods.length === 2 && pods.every((p) => p.status?.phase === 'Running' && podReady(p));
+      },
+      { timeoutMs: 120_000, refs: ['basicdeployment/compliant'] },
+    );
+  });
+
+  check('a BasicDeployment whose template breaks the profile reports FailedCreate', 120_000, async () => {
+    await release.apply(basicDeployment(ns, 'noncompliant', image(), false));
+    const bd = await release.waitFor(
+      'basicdeployment/noncompliant to report ReplicaFailure',
+      async () => {
+        const bd = await release.get<BasicDeployment>('basicdeployment/noncompliant');
+        return condition(bd, 'ReplicaFailure')?.status === 'True' && bd;
+      },
+      { timeoutMs: 90_000, refs: ['basicdeployment/noncompliant'] },
+    );
+    const failure = condition(bd, 'ReplicaFailure');
+    assert.equal(failure?.reason, 'FailedCreate');
+    assert.match(failure?.message ?? '', PSA_REFUSAL);
+    assert.equal(condition(bd, 'Ready')?.status, 'False');
+    assert.equal((await release.list<V1Pod>('pods', ns, 'app=noncompliant')).length, 0, 'no pod exists');
+    const event = await waitForEvent(release, 'BasicReplicaSet', 'FailedCreate', /^noncompliant-/);
+    assert.equal(event.type, 'Warning');
+    assert.match(event.note ?? '', PSA_REFUSAL);
+  });
+
+  check(
+    "a Machine's pod is refused: Failed with PodRefused and a Warning Event, not hanging",
+    150_000,
+    async () => {
+      const created = Date.now();
+      await release.apply(machine(ns, 'refused', image()));
+      const m = await release.waitFor(
+        'machine/refused to fail with PodRefused',
+        async () => {
+          const m = await release.get<Machine>('machine/refused');
+          return condition(m, 'Ready')?.reason === 'PodRefused' && m;
+        },
+        { timeoutMs: 90_000, refs: ['machine/refused'] },
+      );
+      note(`machine/refused reported PodRefused ${seconds(Date.now() - created)} after its creation`);
+      assert.equal(m.status?.phase, 'Failed');
+      assert.equal(m.status?.ready, false);
+      const ready = condition(m, 'Ready');
+      assert.equal(ready?.status, 'False');
+      assert.match(ready?.message ?? '', PSA_REFUSAL);
+      assert.equal(await release.find<V1Pod>('pod/refused'), undefined, 'no Machine pod exists');
+      const claims = await release.list<V1PersistentVolumeClaim>('persistentvolumeclaims', ns);
+      assert.ok(
+        claims.some((c) => c.metadata?.name === 'refused-data'),
+        'the claim was created (claims are not subject to Pod Security)',
+      );
+      const event = await waitForEvent(release, 'Machine', 'PodRefused', /^refused$/);
+      assert.equal(event.type, 'Warning');
+      assert.match(event.note ?? '', PSA_REFUSAL);
+    },
+  );
+
+  check('deleting that Machine backs it up: the copy Job pods run under restricted', 240_000, async () => {
+    const m = await release.get<Machine>('machine/refused');
+    await release.kubectlOk(['delete', 'machine/refused', '-n', ns, '--wait=false']);
+    const backup = await release.waitFor(
+      'the VolumeBackup of machine/refused to complete',
+      async () => {
+        const backups = await release.list<VolumeBackup>('volumebackups', ns);
+        const mine = backups.find((b) => b.spec.machineUID === m.metadata.uid);
+        if (mine?.status?.phase === 'Failed')
+          throw new GiveUp(`the backup failed: ${JSON.stringify(mine.status)}`);
+        return mine?.status?.phase === 'Completed' && mine;
+      },
+      { timeoutMs: 180_000, refs: ['machine/refused', 'volumebackups'] },
+    );
+    backupName = backup.metadata.name ?? '';
+    assert.equal(backup.status?.attempts ?? 1, 1, 'the first copy attempt succeeded');
+    const jobs = (await release.list<V1Job>('jobs', ns)).filter((j) =>
+      j.metadata?.name?.startsWith(`${backupName}-`),
+    );
+    assert.ok(jobs.length > 0, 'copy Jobs exist');
+    for (const job of jobs) assertJobRan(job);
+    await release.waitFor(
+      'machine/refused to be gone',
+      async () => (await release.find<Machine>('machine/refused')) === undefined,
+      { timeoutMs: 60_000, refs: ['machine/refused'] },
+    );
+  });
+
+  check('a restore there runs its Job, then the Machine pod is refused the same way', 240_000, async () => {
+    assert.ok(backupName, 'the backup of the previous check exists');
+    await release.apply(machine(ns, 'restored', image(), { volumeBackup: backupName, volume: 'data' }));
+    const m = await release.waitFor(
+      'machine/restored to be restored, then fail with PodRefused',
+      async () => {
+        const m = await release.get<Machine>('machine/restored');
+        if (condition(m, 'VolumesReady')?.reason === 'RestoreFailed') {
+          throw new GiveUp(`the restore failed: ${JSON.stringify(m.status)}`);
+        }
+        return condition(m, 'Ready')?.reason === 'PodRefused' && m;
+      },
+      { timeoutMs: 180_000, refs: ['machine/restored'] },
+    );
+    assert.equal(m.status?.phase, 'Failed');
+    assert.equal(condition(m, 'VolumesReady')?.status, 'True', 'the volume was restored first');
+    const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/restored-data');
+    assert.equal(
+      claim.metadata?.annotations?.['infra.basicoperator.dev/restored-from'],
+      `${backupName}/data`,
+    );
+    assertJobRan(await release.get<V1Job>('job/restored-data-restore'));
+  });
+
+  check("the chart's helm test pod runs there and passes", 120_000, async () => {
+    // Without --logs: the hook's delete policy (hook-succeeded) removes the pod before Helm reads it.
+    const out = await release.tools.helmOk([
+      'test',
+      release.name,
+      '-n',
+      release.namespace,
+      '--timeout',
+      '90s',
+    ]);
+    assert.match(out, /TEST SUITE:\s+\S+-test-metrics[\s\S]*Phase:\s+Succeeded/);
+  });
+});
+
+function condition(object: { status?: { conditions?: Condition[] } }, type: string): Condition | undefined {
+  return object.status?.conditions?.find((c) => c.type === type);
+}
+
+/** A Job the operator created completed: its pod was admitted, ran as the copy user and exited 0. */
+function assertJobRan(job: V1Job): void {
+  const name = job.metadata?.name;
+  const complete = job.status?.conditions?.find((c) => c.type === 'Complete');
+  assert.equal(complete?.status, 'True', `Job ${name} completed: ${JSON.stringify(job.status)}`);
+  assert.ok((job.status?.succeeded ?? 0) >= 1, `Job ${name} has a succeeded pod`);
+  assert.equal(job.spec?.template.spec?.securityContext?.runAsNonRoot, true);
+}
+
+/** The events.k8s.io Event of `reason` about a `kind` object whose name matches `name`. */
+async function waitForEvent(
+  release: KindRelease,
+  kind: string,
+  reason: string,
+  name: RegExp,
+): Promise<EventsV1Event> {
+  return release.waitFor(
+    `a ${reason} Event about a ${kind} named ${name}`,
+    async () => {
+      const events = await release.list<EventsV1Event>('events.events.k8s.io', release.workloadNamespace);
+      return events.find(
+        (e) => e.reason === reason && e.regarding?.kind === kind && name.test(e.regarding.name ?? ''),
+      );
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+function machine(
+  namespace: string,
+  name: string,
+  image: string,
+  restoreFrom?: { volumeBackup: string; volume: string },
+): Machine {
+  return {
+    apiVersion: 'infra.basicoperator.dev/v1alpha1',
+    kind: 'Machine',
+    metadata: { name, namespace },
+    spec: {
+      image,
+      command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"],
+      volumes: [{ name: 'data', size: '16Mi', mountPath: '/data', ...(restoreFrom ? { restoreFrom } : {}) }],
+    },
+  };
+}
+
+function basicDeployment(
+  namespace: string,
+  name: string,
+  image: string,
+  compliant: boolean,
+): BasicDeployment {
+  return {
+    apiVersion: 'apps.basicoperator.dev/v1alpha1',
+    kind: 'BasicDeployment',
+    metadata: { name, namespace },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          ...(compliant ? { securityContext: restrictedPodSecurity } : {}),
+          containers: [
+            {
+              name: 'main',
+              image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"],
+              ...(compliant ? { securityContext: restrictedContainerSecurity } : {}),
+            },
+          ],
+        },
+      },
+    },
+  };
+}

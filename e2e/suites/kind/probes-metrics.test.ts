@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
+import type { CoreV1Event, V1Service } from '@kubernetes/client-node';
+import type { BasicDeployment } from '../../../src/apis/index.ts';
+import { sleep } from '../../../test/support/wait.ts';
+import {
+  containerStatus,
+  KIND_ONLY,
+  KindRelease,
+  check as kindCheck,
+  note,
+  podReady,
+  restrictedContainerSecurity,
+  restrictedPod,
+  restrictedPodSecurity,
+  runPod,
+  seconds,
+} from '../support/kind.ts';
+import { theOnly } from '../support/release.ts';
+
+/**
+ * What the kubelet and the cluster network do with the chart's operator: its pods become Ready
+ * through the readiness probe (/readyz) and the liveness probe (/healthz) never restarts them; a pod
+ * inside the cluster scrapes the metrics Service by its DNS name and finds the operator's metrics
+ * (both replicas answer behind it, the leader with its reconcile counts); `helm test` passes.
+ */
+
+/** Scrapes through the Service in one pod: the Service spreads them over both replicas. */
+const SCRAPES = 20;
+
+describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY }, () => {
+  let release: KindRelease;
+
+  before(async () => {
+    release = await KindRelease.create({ topic: 'probes' });
+    await release.install();
+  });
+
+  after(async () => {
+    await release?.cleanup();
+  });
+
+  const check = (name: string, timeoutMs: number, body: () => Promise<void>) =>
+    kindCheck(() => release, name, timeoutMs, body);
+
+  check('the operator pods become Ready through their readiness probe', 150_000, async () => {
+    const pods = await release.waitFor(
+      'two Ready operator pods',
+      async () => {
+        const pods = await release.operatorPods();
+        return pods.length === 2 && pods.every(podReady) && pods;
+      },
+      { timeoutMs: 120_000, namespace: release.namespace },
+    );
+    for (const pod of pods) {
+      const name = pod.metadata?.name ?? '';
+      const container = pod.spec?.containers.find((c) => c.name === 'manager');
+      assert.equal(container?.readinessProbe?.httpGet?.path, '/readyz', `${name} has the readiness probe`);
+      assert.equal(container?.livenessProbe?.httpGet?.path, '/healthz', `${name} has the liveness probe`);
+      // Ready came after the container started: the kubelet waited for the probe.
+      const started = Date.parse(String(containerStatus(pod, 'manager')?.state?.running?.startedAt ?? ''));
+      const readyAt = Date.parse(
+        String(pod.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? ''),
+      );
+      assert.ok(
+        readyAt >= started,
+        `${name} turned Ready (${readyAt}) after its container started (${started})`,
+      );
+      // The endpoints the probes call answer 200 on both replicas, the standby too.
+      for (const path of ['/readyz', '/healthz']) {
+        const proxy = `/api/v1/namespaces/${release.namespace}/pods/${name}:8081/proxy${path}`;
+        assert.equal((await release.kubectlOk(['get', '--raw', proxy])).trim(), 'ok', `${name} ${path}`);
+      }
+      note(
+        `${name}: container started ${new Date(started).toISOString()}, Ready at ${new Date(readyAt).toISOString()}`,
+      );
+    }
+  });
+
+  check(
+    'a pod in the cluster scrapes the metrics Service and finds the operator metrics',
+    240_000,
+    async () => {
+      // Something for the controllers to do, so the leader's reconcile counters move.
+      await release.apply(
+        basicDeployment(release.workloadNamespace, release.cluster.images?.workload ?? 'busybox:1.36'),
+      );
+      await release.waitFor(
+        'basicdeployment/metrics-app to be Ready',
+        async () => {
+          const bd = await release.get<BasicDeployment>('basicdeployment/metrics-app');
+          return bd.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+        },
+        { timeoutMs: 120_000, refs: ['basicdeployment/metrics-app'] },
+      );
+      const service = theOnly<V1Service>(release.manifests, 'Service');
+      const port = service.spec?.ports?.find((p) => p.name === 'metrics')?.port;
+      const url = `http://${service.metadata.name}.${release.namespace}.svc:${port}/metrics`;
+      const script = `for i in $(seq ${SCRAPES}); do timeout 10 wget -q -O - ${url} || exit 1; echo '=== end of scrape'; done`;
+      const log = await runPod(
+        release,
+        restrictedPod(
+          'scrape-metrics',
+          release.namespace,
+          release.cluster.images?.workload ?? 'busybox:1.36',
+          script,
+        ),
+      );
+      const scrapes = log.split('=== end of scrape').filter((s) => s.trim() !== '');
+      assert.equal(scrapes.length, SCRAPES, `${SCRAPES} scrapes answered:\n${log.slice(0, 2000)}`);
+      const lease = release.leaseName.replace(/\./g, '\\.');
+      let leader = 0;
+      let standby = 0;
+      let reconciled = 0;
+      for (const scrape of scrapes) {
+        for (const metric of [
+          'controller_runtime_reconcile_total',
+          'controller_runtime_max_concurrent_reconciles',
+          'workqueue_depth',
+          'rest_client_requests_total',
+        ]) {
+          assert.match(
+            scrape,
+            new RegExp(`^${metric}\\{`, 'm'),
+            `a scrape without ${metric}:\n${scrape.slice(0, 1500)}`,
+          );
+        }
+        const status = new RegExp(`^leader_election_master_status\\{name="${lease}"\\} ([01])$`, 'm').exec(
+          scrape,
+        );
+        assert.ok(status, `a scrape without leader_election_master_status for ${release.leaseName}`);
+        if (status[1] === '1') {
+          leader += 1;
+          const success =
+            /^controller_runtime_reconcile_total\{controller="basicdeployment",result="success"\} (\d+)$/m.exec(
+              scrape,
+            );
+          reconciled = Math.max(reconciled, Number(success?.[1] ?? 0));
+          assert.match(
+            scrape,
+            /^controller_runtime_reconcile_time_seconds_bucket\{le="[^"]+",controller="basicdeployment"\} \d+$/m,
+            "the leader's reconcile time histogram has observations",
+          );
+        } else {
+          standby += 1;
+        }
+      }
+      note(
+        `${SCRAPES} scrapes of ${url}: ${leader} answered by the leader, ${standby} by the standby; the leader counts ${reconciled} successful basicdeployment reconciles`,
+      );
+      assert.ok(leader > 0, 'the leader answered at least one scrape');
+      assert.ok(reconciled > 0, "the leader's basicdeployment reconciles are counted");
+    },
+  );
+
+  check('helm test passes', 120_000, async () => {
+    const out = await release.tools.helmOk([
+      'test',
+      release.name,
+      '-n',
+      release.namespace,
+      '--timeout',
+      '90s',
+    ]);
+    assert.match(out, /TEST SUITE:\s+\S+-test-metrics[\s\S]*Phase:\s+Succeeded/);
+  });
+
+  check('the liveness probe never restarts them', 120_000, async () => {
+    const pods = await release.operatorPods();
+    assert.equal(pods.length, 2);
+    const container = pods[0]?.spec?.containers.find((c) => c.name === 'manager');
+    const probe = container?.livenessProbe;
+    // Long enough for the kubelet to act on failures: the initial delay plus failureThreshold periods, and one more.
+    const window =
+      ((probe?.initialDelaySeconds ?? 0) +
+        (probe?.periodSeconds ?? 10) * ((probe?.failureThreshold ?? 3) + 1)) *
+      1000;
+    const oldest = Math.min(
+      ...pods.map((p) => Date.parse(String(containerStatus(p, 'manager')?.state?.running?.startedAt ?? ''))),
+    );
+    const wait = oldest + window - Date.now();
+    if (wait > 0) {
+      note(
+        `waiting ${seconds(wait)} more, until the operator containers ran ${seconds(window)} under the liveness probe`,
+      );
+      await sleep(wait);
+    }
+    const now = await release.operatorPods();
+    assert.deepEqual(
+      now.map((p) => p.metadata?.uid).sort(),
+      pods.map((p) => p.metadata?.uid).sort(),
+      'the same two operator pods',
+    );
+    for (const pod of now) {
+      const status = containerStatus(pod, 'manager');
+      assert.equal(
+        status?.restartCount,
+        0,
+        `${pod.metadata?.name} restarted: ${JSON.stringify(status?.lastState)}`,
+      );
+      assert.ok(podReady(pod), `${pod.metadata?.name} is still Ready`);
+    }
+    const events = await release.events(release.namespace);
+    const liveness = events.filter(
+      (e: CoreV1Event) =>
+        (e.reason === 'Unhealthy' && /Liveness/.test(e.message ?? '')) || e.reason === 'Killing',
+    );
+    assert.deepEqual(
+      liveness.map((e) => `${e.involvedObject.name}: ${e.reason} ${e.message}`),
+      [],
+      'no liveness failure or kill',
+    );
+  });
+});
+
+function basicDeployment(namespace: string, image: string): BasicDeployment {
+  return {
+    apiVersion: 'apps.basicoperator.dev/v1alpha1',
+    kind: 'BasicDeployment',
+    metadata: { name: 'metrics-app', namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'metrics-app' } },
+      template: {
+        metadata: { labels: { app: 'metrics-app' } },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          securityContext: restrictedPodSecurity,
+          containers: [
+            {
+              name: 'main',
+              image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"],
+              securityContext: restrictedContainerSecurity,
+            },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,439 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it, type TestContext } from 'node:test';
+import type { CoreV1Event, V1Deployment, V1Lease, V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../test/support/wait.ts';
+import { InClusterOperator } from '../../operator.ts';
+import type { ClusterInfo } from '../../providers/provider.ts';
+import { e2eCluster } from './cluster.ts';
+import { ClusterTools } from './kube.ts';
+import { HelmRelease, installCrds, type Manifest, operatorDeployment, type Values } from './release.ts';
+
+/**
+ * Shared by the suites of e2e/suites/kind: checks only real containers can make. Each file installs
+ * a release of its own (the chart as users install it, the image kind's provider loaded) that
+ * watches only its own workload namespace and holds its own Lease, so it can run next to any other
+ * suite on the same cluster.
+ */
+
+/** False on kind; otherwise why a kind-only suite skips itself. */
+export const KIND_ONLY: false | string =
+  process.env.E2E_PROVIDER === 'kind'
+    ? false
+    : `needs real containers: runs only on kind (E2E_PROVIDER=kind), and E2E_PROVIDER is ${process.env.E2E_PROVIDER ?? 'unset'}`;
+
+/** A line on stderr, prefixed so it stands out of the spec reporter's output. */
+export function note(message: string): void {
+  process.stderr.write(`[kind] ${message}\n`);
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Thrown from a wait's check: stop waiting now, this will not get better. */
+export class GiveUp extends Error {}
+
+/**
+ * waitFor (test/support/wait.ts) with a readable failure: on a timeout, or when the check throws
+ * GiveUp, the error carries what `diagnose` reports (object status, events, operator logs).
+ */
+export async function waitUntil<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  options: { timeoutMs: number; intervalMs?: number; diagnose: () => Promise<string> },
+): Promise<T> {
+  let gaveUp: GiveUp | undefined;
+  const outcome = await waitFor(
+    what,
+    async (): Promise<{ value: T } | undefined> => {
+      try {
+        const value = await check();
+        return value === undefined || value === false ? undefined : { value };
+      } catch (err) {
+        if (!(err instanceof GiveUp)) throw err;
+        gaveUp = err;
+        return { value: undefined as T };
+      }
+    },
+    { timeoutMs: options.timeoutMs, intervalMs: options.intervalMs ?? 500 },
+  ).catch(async (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`${message}\n${await options.diagnose().catch((e: unknown) => String(e))}`);
+  });
+  if (gaveUp) {
+    throw new Error(`gave up waiting for ${what}: ${gaveUp.message}\n${await options.diagnose()}`);
+  }
+  return outcome.value;
+}
+
+export interface ReleaseOptions {
+  /** Part of the release's name: bo-kind-<topic>-<random>. */
+  topic: string;
+  /** Labels both namespaces with pod-security.kubernetes.io/enforce=<level> before the install. */
+  podSecurity?: 'restricted' | 'baseline';
+  /** Chart values on top of the image, watchNamespaces and leaderElection.id. */
+  values?: Values;
+}
+
+export interface LeaseState {
+  holderIdentity: string;
+  /** The pod named by the holder identity (<pod>_<pid>_<random>); '' when nobody holds it. */
+  pod: string;
+  transitions: number;
+  acquireTime: string;
+}
+
+/**
+ * One release of charts/basic-operator on kind, in namespace bo-kind-<topic>-<random>, watching only
+ * <namespace>-workload, with Lease <release>.basicoperator.dev; the operator's logs are followed from
+ * every pod for failure messages.
+ */
+export class KindRelease {
+  readonly name: string;
+  readonly namespace: string;
+  readonly workloadNamespace: string;
+  readonly leaseName: string;
+  readonly cluster: ClusterInfo;
+  readonly tools: ClusterTools;
+  readonly helm: HelmRelease;
+  readonly operator: InClusterOperator;
+  readonly workdir: string;
+  readonly values: Values;
+  manifests: Manifest[] = [];
+  private readonly podSecurity: ReleaseOptions['podSecurity'];
+  private readonly started = Date.now();
+  private failed = false;
+
+  private constructor(cluster: ClusterInfo, options: ReleaseOptions) {
+    this.cluster = cluster;
+    this.tools = new ClusterTools(cluster);
+    this.name = `bo-kind-${options.topic}-${randomBytes(3).toString('hex')}`;
+    this.namespace = this.name;
+    this.workloadNamespace = `${this.name}-workload`;
+    this.leaseName = `${this.name}.basicoperator.dev`;
+    this.workdir = mkdtempSync(join(tmpdir(), `${this.name}-`));
+    this.helm = new HelmRelease(this.tools, this.name, this.namespace, this.workdir);
+    this.operator = new InClusterOperator(cluster);
+    this.podSecurity = options.podSecurity;
+    this.values = {
+      ...this.operator.values,
+      watchNamespaces: [this.workloadNamespace],
+      leaderElection: { id: this.leaseName },
+      ...options.values,
+    };
+  }
+
+  /**
+   * The release of a suite, not installed yet: assign it before calling install(), so that the
+   * suite's after() cleans up whatever a failed install left.
+   */
+  static async create(options: ReleaseOptions): Promise<KindRelease> {
+    const release = new KindRelease(await e2eCluster(), options);
+    note(
+      `release ${release.name}, workload namespace ${release.workloadNamespace}, files ${release.workdir}`,
+    );
+    return release;
+  }
+
+  /** Creates both namespaces, applies the CRDs, `helm install --wait`s and follows the operator's logs. */
+  async install(): Promise<void> {
+    try {
+      await installCrds(this.tools);
+      for (const namespace of [this.namespace, this.workloadNamespace]) {
+        await this.kubectlOk(['create', 'namespace', namespace]);
+        const labels = ['basicoperator.dev/test=true'];
+        if (this.podSecurity) {
+          labels.push(
+            `pod-security.kubernetes.io/enforce=${this.podSecurity}`,
+            'pod-security.kubernetes.io/enforce-version=latest',
+          );
+        }
+        await this.kubectlOk(['label', 'namespace', namespace, ...labels]);
+      }
+      this.manifests = await this.helm.template(this.values);
+      const started = Date.now();
+      await this.helm.install(this.values);
+      await this.operator.start(this.deployment);
+      note(`${this.name}: helm install --wait and rollout in ${seconds(Date.now() - started)}`);
+    } catch (err) {
+      this.markFailed();
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `installing release ${this.name} failed: ${message}\n${await this.diagnose([], this.namespace)}`,
+      );
+    }
+  }
+
+  get deployment(): V1Deployment & Manifest {
+    return operatorDeployment(this.manifests);
+  }
+
+  get deploymentName(): string {
+    return this.deployment.metadata.name;
+  }
+
+  /** The selector of the operator's pods, as kubectl takes it. */
+  get operatorSelector(): string {
+    return Object.entries(this.deployment.spec?.selector.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+  }
+
+  kubectlOk(args: string[], input?: string): Promise<string> {
+    return this.tools.kubectlOk(args, input);
+  }
+
+  /** `kubectl apply -f -` of objects given as plain values. */
+  async apply(...objects: object[]): Promise<void> {
+    await this.kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+    );
+  }
+
+  async get<T>(ref: string, namespace = this.workloadNamespace): Promise<T> {
+    return this.tools.getJson<T>([ref, '-n', namespace]);
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async find<T>(ref: string, namespace = this.workloadNamespace): Promise<T | undefined> {
+    const result = await this.tools.kubectl([
+      'get',
+      ref,
+      '-n',
+      namespace,
+      '-o',
+      'json',
+      '--ignore-not-found',
+    ]);
+    if (result.code !== 0) throw new Error(`kubectl get ${ref} failed: ${result.stderr}`);
+    return result.stdout.trim() === '' ? undefined : (JSON.parse(result.stdout) as T);
+  }
+
+  async list<T>(type: string, namespace = this.workloadNamespace, selector?: string): Promise<T[]> {
+    return this.tools.list<T>(type, namespace, selector);
+  }
+
+  /** The operator's pods that are not being deleted. */
+  async operatorPods(): Promise<V1Pod[]> {
+    const pods = await this.list<V1Pod>('pods', this.namespace, this.operatorSelector);
+    return pods.filter((p) => !p.metadata?.deletionTimestamp);
+  }
+
+  async lease(): Promise<LeaseState | undefined> {
+    const lease = await this.find<V1Lease>(`lease/${this.leaseName}`, this.namespace);
+    if (!lease) return undefined;
+    const holderIdentity = lease.spec?.holderIdentity ?? '';
+    return {
+      holderIdentity,
+      pod: holderIdentity === '' ? '' : (holderIdentity.split('_')[0] ?? ''),
+      transitions: lease.spec?.leaseTransitions ?? 0,
+      acquireTime: String(lease.spec?.acquireTime ?? ''),
+    };
+  }
+
+  /** Events of a namespace (events.k8s.io and core events alike), oldest first, as table lines. */
+  async events(namespace = this.workloadNamespace): Promise<CoreV1Event[]> {
+    const events = await this.list<CoreV1Event>('events', namespace);
+    const time = (e: CoreV1Event) =>
+      String(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? '');
+    return events.sort((a, b) => time(a).localeCompare(time(b)));
+  }
+
+  /**
+   * What a failure message needs: the status of `refs` (e.g. "machine/web"), the pods and the last
+   * events of the workload namespace (and of the release namespace), and the operator's last log lines.
+   */
+  async diagnose(refs: string[] = [], namespace = this.workloadNamespace): Promise<string> {
+    const parts: string[] = [];
+    for (const ref of refs) {
+      const result = await this.tools.kubectl(['get', ref, '-n', namespace, '-o', 'json']);
+      if (result.code !== 0) {
+        parts.push(`--- ${ref}: ${result.stderr.trim()}`);
+        continue;
+      }
+      const object = JSON.parse(result.stdout) as {
+        status?: unknown;
+        metadata?: { deletionTimestamp?: string };
+      };
+      const deleting = object.metadata?.deletionTimestamp
+        ? ` (deleting since ${object.metadata.deletionTimestamp})`
+        : '';
+      parts.push(`--- ${ref}${deleting} status:\n${JSON.stringify(object.status ?? {}, null, 2)}`);
+    }
+    for (const ns of new Set([namespace, this.namespace])) {
+      const pods = await this.tools.kubectl(['get', 'pods,jobs,pvc', '-n', ns, '-o', 'wide']);
+      parts.push(`--- pods, jobs and claims in ${ns}:\n${(pods.stdout || pods.stderr).trim()}`);
+      const events = await this.events(ns).catch(() => []);
+      parts.push(
+        `--- last events in ${ns}:\n${events
+          .slice(-25)
+          .map(
+            (e) =>
+              `${e.type} ${e.reason} ${e.involvedObject.kind}/${e.involvedObject.name}: ${(e.message ?? '').trim()}`,
+          )
+          .join('\n')}`,
+      );
+    }
+    parts.push(this.operator.describe());
+    return parts.join('\n');
+  }
+
+  /** waitUntil with this release's diagnostics for `refs`. */
+  waitFor<T>(
+    what: string,
+    check: () => Promise<T | undefined | false>,
+    options: { timeoutMs: number; intervalMs?: number; refs?: string[]; namespace?: string },
+  ): Promise<T> {
+    return waitUntil(what, check, {
+      ...options,
+      diagnose: () => this.diagnose(options.refs ?? [], options.namespace),
+    });
+  }
+
+  /** Marks the run failed: the workdir and the operator's whole log are kept. */
+  markFailed(): void {
+    this.failed = true;
+  }
+
+  /**
+   * Uninstalls the release and deletes both namespaces (removing the backup finalizer of Machines
+   * first: without the operator nobody would); keeps the operator's log when something failed.
+   */
+  async cleanup(): Promise<void> {
+    const lines = await this.operator.stop().catch(() => []);
+    if (this.failed) {
+      writeFileSync(join(this.workdir, 'operator.log'), `${lines.join('\n')}\n`);
+      note(`${this.name}: failed; operator logs kept in ${join(this.workdir, 'operator.log')}`);
+    }
+    if (await this.helm.isInstalled()) await this.helm.uninstall().catch(() => undefined);
+    const machines = await this.tools.kubectl([
+      'get',
+      'machines',
+      '-n',
+      this.workloadNamespace,
+      '-o',
+      'name',
+    ]);
+    for (const machine of machines.stdout.split('\n').filter(Boolean)) {
+      await this.tools.kubectl([
+        'patch',
+        machine,
+        '-n',
+        this.workloadNamespace,
+        '--type=merge',
+        '-p',
+        '{"metadata":{"finalizers":null}}',
+      ]);
+    }
+    await this.tools.kubectl([
+      'delete',
+      'namespace',
+      this.workloadNamespace,
+      this.namespace,
+      '--wait=false',
+      '--ignore-not-found',
+    ]);
+    if (!this.failed) rmSync(this.workdir, { recursive: true, force: true });
+    note(`${this.name}: ${this.failed ? 'FAILED' : 'done'}, wall time ${seconds(Date.now() - this.started)}`);
+  }
+}
+
+/**
+ * One check of a suite: an it() with a deadline whose failure marks the release failed, so its
+ * workdir and the operator's whole log are kept.
+ */
+export function check(
+  release: () => KindRelease | undefined,
+  name: string,
+  timeoutMs: number,
+  body: (t: TestContext) => Promise<void>,
+): void {
+  it(name, { timeout: timeoutMs }, async (t) => {
+    try {
+      await body(t);
+    } catch (err) {
+      release()?.markFailed();
+      throw err;
+    }
+  });
+}
+
+/** The container status of `pod`'s container `name` (its first when omitted). */
+export function containerStatus(pod: V1Pod, name?: string) {
+  const statuses = pod.status?.containerStatuses ?? [];
+  return name ? statuses.find((s) => s.name === name) : statuses[0];
+}
+
+export function podReady(pod: V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** A pod that runs one shell command with the workload image and passes Pod Security `restricted`. */
+export function restrictedPod(
+  name: string,
+  namespace: string,
+  image: string,
+  script: string,
+  labels: Record<string, string> = {},
+): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels },
+    spec: {
+      restartPolicy: 'Never',
+      automountServiceAccountToken: false,
+      securityContext: restrictedPodSecurity,
+      containers: [
+        {
+          name: 'main',
+          image,
+          imagePullPolicy: 'IfNotPresent',
+          command: ['sh', '-c', script],
+          securityContext: restrictedContainerSecurity,
+        },
+      ],
+    },
+  };
+}
+
+export const restrictedPodSecurity = {
+  runAsNonRoot: true,
+  runAsUser: 65532,
+  runAsGroup: 65532,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+
+export const restrictedContainerSecurity = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
+/** Runs `pod` to completion and returns its log; throws with its status when it does not succeed. */
+export async function runPod(release: KindRelease, pod: V1Pod, timeoutMs = 90_000): Promise<string> {
+  const namespace = pod.metadata?.namespace ?? '';
+  const ref = `pod/${pod.metadata?.name}`;
+  await release.apply(pod);
+  const done = await release.waitFor(
+    `${ref} in ${namespace} to finish`,
+    async () => {
+      const live = await release.get<V1Pod>(ref, namespace);
+      const phase = live.status?.phase;
+      return (phase === 'Succeeded' || phase === 'Failed') && live;
+    },
+    { timeoutMs, refs: [ref], namespace },
+  );
+  const log = await release.kubectlOk(['logs', ref, '-n', namespace]);
+  if (done.status?.phase !== 'Succeeded') {
+    throw new Error(
+      `${ref} ended ${done.status?.phase}: ${JSON.stringify(containerStatus(done)?.state)}\n--- its log:\n${log}`,
+    );
+  }
+  await release.tools.kubectl(['delete', ref, '-n', namespace, '--wait=false']);
+  return log;
+}

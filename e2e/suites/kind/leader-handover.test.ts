@@ -38,14 +38,7 @@ describe('leader election hands over when the leader pod is deleted (kind)', { s
     kindCheck(() => release, name, timeoutMs, body);
 
   check('runs two operator pods from the chart, one of them holding the Lease', 180_000, async () => {
-    const pods = await release.waitFor(
-      'two Ready operator pods',
-      async () => {
-        const pods = await release.operatorPods();
-        return pods.length === 2 && pods.every(podReady) && pods;
-      },
-      { timeoutMs: 120_000, namespace: release.namespace },
-    );
+    const pods = await release.readyOperatorPods();
     for (const pod of pods) {
       assert.equal(pod.spec?.containers[0]?.image, release.cluster.images?.operator ?? 'basic-operator:dev');
     }

@@ -217,16 +217,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
   });
 
   check("the chart's helm test pod runs there and passes", 120_000, async () => {
-    // Without --logs: the hook's delete policy (hook-succeeded) removes the pod before Helm reads it.
-    const out = await release.tools.helmOk([
-      'test',
-      release.name,
-      '-n',
-      release.namespace,
-      '--timeout',
-      '90s',
-    ]);
-    assert.match(out, /TEST SUITE:\s+\S+-test-metrics[\s\S]*Phase:\s+Succeeded/);
+    await release.helmTest();
   });
 });
 

@@ -44,14 +44,7 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
     kindCheck(() => release, name, timeoutMs, body);
 
   check('the operator pods become Ready through their readiness probe', 150_000, async () => {
-    const pods = await release.waitFor(
-      'two Ready operator pods',
-      async () => {
-        const pods = await release.operatorPods();
-        return pods.length === 2 && pods.every(podReady) && pods;
-      },
-      { timeoutMs: 120_000, namespace: release.namespace },
-    );
+    const pods = await release.readyOperatorPods();
     for (const pod of pods) {
       const name = pod.metadata?.name ?? '';
       const container = pod.spec?.containers.find((c) => c.name === 'manager');
@@ -154,15 +147,7 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
   );
 
   check('helm test passes', 120_000, async () => {
-    const out = await release.tools.helmOk([
-      'test',
-      release.name,
-      '-n',
-      release.namespace,
-      '--timeout',
-      '90s',
-    ]);
-    assert.match(out, /TEST SUITE:\s+\S+-test-metrics[\s\S]*Phase:\s+Succeeded/);
+    await release.helmTest();
   });
 
   check('the liveness probe never restarts them', 120_000, async () => {

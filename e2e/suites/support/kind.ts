@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -221,6 +222,27 @@ export class KindRelease {
   async operatorPods(): Promise<V1Pod[]> {
     const pods = await this.list<V1Pod>('pods', this.namespace, this.operatorSelector);
     return pods.filter((p) => !p.metadata?.deletionTimestamp);
+  }
+
+  /** Waits for the chart's two operator pods to be Ready; returns them. */
+  readyOperatorPods(timeoutMs = 120_000): Promise<V1Pod[]> {
+    return this.waitFor(
+      'two Ready operator pods',
+      async () => {
+        const pods = await this.operatorPods();
+        return pods.length === 2 && pods.every(podReady) && pods;
+      },
+      { timeoutMs, namespace: this.namespace },
+    );
+  }
+
+  /**
+   * `helm test` of the release, asserted to pass. Without --logs: the hook's delete policy
+   * (hook-succeeded) removes the pod before Helm reads its log.
+   */
+  async helmTest(): Promise<void> {
+    const out = await this.tools.helmOk(['test', this.name, '-n', this.namespace, '--timeout', '90s']);
+    assert.match(out, /TEST SUITE:\s+\S+-test-metrics[\s\S]*Phase:\s+Succeeded/);
   }
 
   async lease(): Promise<LeaseState | undefined> {

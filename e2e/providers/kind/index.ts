@@ -108,14 +108,20 @@ export class KindProvider implements ClusterProvider {
     const workload = source === 'local' ? await ensureWorkloadImage(engine) : undefined;
 
     // A cluster made from another build of the node image (or another image) is made again.
-    const current = await this.nodeImageOfCluster(engine);
+    // A cluster whose node stopped (the engine restarted) is made again too: kind nodes do not
+    // come back reliably.
+    const node = await this.controlPlaneNode(engine);
     const wanted = nodeImage ? await imageId(engine, nodeImage) : undefined;
-    const stale = current !== undefined && wanted !== undefined && current !== wanted;
+    const stale = node !== undefined && ((wanted !== undefined && node.image !== wanted) || !node.running);
     if (stale) {
-      say(`the cluster runs another node image than ${nodeImage}: recreating it`);
+      say(
+        node.running
+          ? `the cluster runs another node image than ${nodeImage}: recreating it`
+          : "the cluster's node container is not running: recreating the cluster",
+      );
       await runOk(kind.bin, ['delete', 'cluster', '--name', KIND_CLUSTER], { env: kind.env, inherit: true });
     }
-    if (current === undefined || stale) {
+    if (node === undefined || stale) {
       const configFile = join(cacheRoot(), `kind-config-${KIND_CLUSTER}.yaml`);
       mkdirSync(cacheRoot(), { recursive: true });
       writeFileSync(configFile, clusterConfig({ nodeImage }));
@@ -167,15 +173,19 @@ export class KindProvider implements ClusterProvider {
     return info;
   }
 
-  /** The image ID the cluster's control-plane container runs, or undefined without a cluster. */
-  private async nodeImageOfCluster(engine: ContainerEngine): Promise<string | undefined> {
+  /** The image ID and state of the cluster's control-plane container, or undefined without one. */
+  private async controlPlaneNode(
+    engine: ContainerEngine,
+  ): Promise<{ image: string; running: boolean } | undefined> {
     const result = await run(engine.bin, [
       'inspect',
       '--format',
-      '{{.Image}}',
+      '{{.Image}} {{.State.Running}}',
       `${KIND_CLUSTER}-control-plane`,
     ]);
-    return result.code === 0 ? result.stdout.trim() : undefined;
+    if (result.code !== 0) return undefined;
+    const [image = '', running] = result.stdout.trim().split(' ');
+    return { image, running: running === 'true' };
   }
 
   async down(): Promise<void> {

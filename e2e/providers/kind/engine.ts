@@ -50,19 +50,23 @@ export async function imageId(engine: ContainerEngine, ref: string): Promise<str
 }
 
 /**
- * `tar -C dir -c . | engine import`: one layer holding the folder, owned by root, with the
- * Dockerfile-style `changes` (ENV, USER, ENTRYPOINT, LABEL ...) applied to its configuration.
+ * `tar -C dir -c . | engine import`: one layer holding the folder, with the Dockerfile-style
+ * `changes` (ENV, USER, ENTRYPOINT, LABEL ...) applied to its configuration. Every file is root's
+ * unless `keepOwners` (a Debian root file system has files of other groups, such as /etc/shadow,
+ * and distroless-style images own /home/nonroot by 65532).
  */
 export async function importFolder(
   engine: ContainerEngine,
   dir: string,
   ref: string,
   changes: readonly string[],
+  options: { keepOwners?: boolean } = {},
 ): Promise<void> {
+  const owners = options.keepOwners ? [] : ['--owner=0', '--group=0'];
   const args = ['import', ...changes.flatMap((c) => ['--change', c]), '-', ref];
   await pipe(
     'tar',
-    ['--numeric-owner', '--owner=0', '--group=0', '--exclude=./.complete', '-C', dir, '-c', '.'],
+    ['--numeric-owner', ...owners, '--exclude=./.complete', '-C', dir, '-c', '.'],
     engine.bin,
     args,
   );

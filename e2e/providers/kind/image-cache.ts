@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runOk } from '../exec.ts';
+import { run, runOk } from '../exec.ts';
+import { withFileLock } from '../local/lock.ts';
 import { cacheRoot } from '../local/toolchain.ts';
-import { type ContainerEngine, imageLabels } from './engine.ts';
+import { type ContainerEngine, imageId, imageLabels } from './engine.ts';
 
 /** The label every locally built image carries: the fingerprint of what it was built from. */
 export const FINGERPRINT_LABEL = 'dev.basicoperator.fingerprint';
@@ -38,8 +39,21 @@ function say(message: string): void {
  * The image with this recipe's fingerprint, in the engine: already there, loaded from the archive
  * cached under the cache folder, or built (and then archived there, so a new engine store, as in
  * a fresh CI machine with a warm cache, loads instead of building). Returns the fingerprint.
+ * Runs under a machine-wide lock per image (two test runs never build the same image at once) and
+ * removes the image a rebuild replaced (left untagged otherwise; kept while a container uses it).
  */
-export async function ensureImage(engine: ContainerEngine, recipe: ImageRecipe): Promise<string> {
+export function ensureImage(engine: ContainerEngine, recipe: ImageRecipe): Promise<string> {
+  const lock = join(imageCacheDir(), `${recipe.ref.replaceAll(/[/:@]/g, '_')}.lock`);
+  return withFileLock(lock, 60 * 60_000, async () => {
+    const before = await imageId(engine, recipe.ref);
+    const fingerprint = await ensureUnlocked(engine, recipe);
+    const after = await imageId(engine, recipe.ref);
+    if (before && before !== after) await run(engine.bin, ['image', 'rm', before]);
+    return fingerprint;
+  });
+}
+
+async function ensureUnlocked(engine: ContainerEngine, recipe: ImageRecipe): Promise<string> {
   const fingerprint = fingerprintOf([recipe.ref, ...recipe.inputs]);
   const labels = await imageLabels(engine, recipe.ref);
   if (labels?.[FINGERPRINT_LABEL] === fingerprint) return fingerprint;

@@ -14,18 +14,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOk } from '../../exec.ts';
 import { cacheRoot } from '../../local/toolchain.ts';
-import type { ContainerEngine } from '../engine.ts';
-import { FINGERPRINT_LABEL } from '../image-cache.ts';
+import { type ContainerEngine, importFolder } from '../engine.ts';
+import { ensureImage, FINGERPRINT_LABEL } from '../image-cache.ts';
 import { DEBIAN_SUITE, debootstrapRootfs, unpackedPackages } from './debian.ts';
-import {
-  ensureImageLocked,
-  importTree,
-  makeHomes,
-  NSSWITCH,
-  TREE_SOURCE,
-  withStaging,
-  writeFile,
-} from './tree.ts';
+import { makeHomes, NSSWITCH, TREE_SOURCE, withStaging, writeFile } from './tree.ts';
 
 /**
  * Local stand-ins for the two public base images of the repo's Dockerfile, for machines that reach
@@ -155,7 +147,7 @@ async function placeNode(target: string): Promise<void> {
 export async function ensureBuildBase(engine: ContainerEngine): Promise<BaseImage> {
   const ref = LOCAL_BUILD_IMAGE;
   const cas = siteCAs();
-  const fingerprint = await ensureImageLocked(engine, {
+  const fingerprint = await ensureImage(engine, {
     ref,
     inputs: ['build', ...recipeInputs(), ...BUILD_PACKAGES, ...cas.flatMap((ca) => [ca.name, ca.pem])],
     build: (fp) =>
@@ -187,13 +179,19 @@ export async function ensureBuildBase(engine: ContainerEngine): Promise<BaseImag
           pems += ca.pem.endsWith('\n') ? ca.pem : `${ca.pem}\n`;
         }
         writeFile(dir, bundle, pems);
-        await importTree(engine, dir, ref, [
-          `ENV PATH=${PATH}`,
-          `ENV NODE_VERSION=${NODE_VERSION}`,
-          ...(cas.length > 0 ? [`ENV NODE_EXTRA_CA_CERTS=/${bundle}`] : []),
-          'CMD ["node"]',
-          `LABEL ${FINGERPRINT_LABEL}=${fp}`,
-        ]);
+        await importFolder(
+          engine,
+          dir,
+          ref,
+          [
+            `ENV PATH=${PATH}`,
+            `ENV NODE_VERSION=${NODE_VERSION}`,
+            ...(cas.length > 0 ? [`ENV NODE_EXTRA_CA_CERTS=/${bundle}`] : []),
+            'CMD ["node"]',
+            `LABEL ${FINGERPRINT_LABEL}=${fp}`,
+          ],
+          { keepOwners: true },
+        );
       }),
   });
   return { ref, fingerprint };
@@ -202,7 +200,7 @@ export async function ensureBuildBase(engine: ContainerEngine): Promise<BaseImag
 /** The runtime base: what distroless nodejs<major>-debian12:nonroot holds. */
 export async function ensureRuntimeBase(engine: ContainerEngine): Promise<BaseImage> {
   const ref = LOCAL_RUNTIME_IMAGE;
-  const fingerprint = await ensureImageLocked(engine, {
+  const fingerprint = await ensureImage(engine, {
     ref,
     inputs: ['runtime', ...recipeInputs(), ...RUNTIME_PACKAGES, ...BUILD_PACKAGES],
     build: (fp) =>
@@ -241,14 +239,20 @@ export async function ensureRuntimeBase(engine: ContainerEngine): Promise<BaseIm
         );
         writeFile(dir, 'etc/nsswitch.conf', NSSWITCH);
         makeHomes(dir);
-        await importTree(engine, dir, ref, [
-          `ENV PATH=${PATH}`,
-          'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt',
-          'USER 65532',
-          'WORKDIR /home/nonroot',
-          'ENTRYPOINT ["/nodejs/bin/node"]',
-          `LABEL ${FINGERPRINT_LABEL}=${fp}`,
-        ]);
+        await importFolder(
+          engine,
+          dir,
+          ref,
+          [
+            `ENV PATH=${PATH}`,
+            'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt',
+            'USER 65532',
+            'WORKDIR /home/nonroot',
+            'ENTRYPOINT ["/nodejs/bin/node"]',
+            `LABEL ${FINGERPRINT_LABEL}=${fp}`,
+          ],
+          { keepOwners: true },
+        );
       }),
   });
   return { ref, fingerprint };

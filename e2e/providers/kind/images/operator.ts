@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildImage, type ContainerEngine } from '../engine.ts';
-import { FINGERPRINT_LABEL } from '../image-cache.ts';
+import { ensureImage, FINGERPRINT_LABEL } from '../image-cache.ts';
 import { ensureNodeBases } from './node-bases.ts';
-import { ensureImageLocked } from './tree.ts';
 
 const REPO_ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 
@@ -63,7 +62,7 @@ export async function ensureOperatorImage(
     inputs.push('public bases');
   }
   inputs.push(...buildInputs());
-  await ensureImageLocked(engine, {
+  await ensureImage(engine, {
     ref: OPERATOR_IMAGE,
     inputs,
     build: (fingerprint) =>

@@ -1,11 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../../exec.ts';
-import { withFileLock } from '../../local/lock.ts';
 import { cacheRoot } from '../../local/toolchain.ts';
-import { type ContainerEngine, pipe } from '../engine.ts';
-import { ensureImage, type ImageRecipe, imageCacheDir } from '../image-cache.ts';
 
 /** Shared by the image recipes: a scratch folder to assemble a root file system in, and its import. */
 
@@ -57,43 +53,4 @@ export function makeHomes(root: string): void {
     chmodSync(join(root, path), mode);
     chownSync(join(root, path), owner, owner);
   }
-}
-
-/**
- * `tar -C dir -c . | engine import`, keeping the owners the folder has (importFolder makes every
- * file root's: a Debian root file system has files of other groups, such as /etc/shadow, and
- * distroless-style images own /home/nonroot by 65532). `changes` as for importFolder.
- */
-export async function importTree(
-  engine: ContainerEngine,
-  dir: string,
-  ref: string,
-  changes: readonly string[],
-): Promise<void> {
-  await pipe('tar', ['--numeric-owner', '--exclude=./.complete', '-C', dir, '-c', '.'], engine.bin, [
-    'import',
-    ...changes.flatMap((c) => ['--change', c]),
-    '-',
-    ref,
-  ]);
-}
-
-async function imageId(engine: ContainerEngine, ref: string): Promise<string | undefined> {
-  const result = await run(engine.bin, ['image', 'inspect', '--format', '{{.Id}}', ref]);
-  return result.code === 0 ? result.stdout.trim() : undefined;
-}
-
-/**
- * ensureImage under a machine-wide lock per image (two test runs never build the same image at
- * once), removing the image a rebuild replaced (left untagged otherwise; kept if still in use).
- */
-export async function ensureImageLocked(engine: ContainerEngine, recipe: ImageRecipe): Promise<string> {
-  const lock = join(imageCacheDir(), `${recipe.ref.replaceAll(/[/:@]/g, '_')}.lock`);
-  return withFileLock(lock, 60 * 60_000, async () => {
-    const before = await imageId(engine, recipe.ref);
-    const fingerprint = await ensureImage(engine, recipe);
-    const after = await imageId(engine, recipe.ref);
-    if (before && before !== after) await run(engine.bin, ['image', 'rm', before]);
-    return fingerprint;
-  });
 }

@@ -2,18 +2,10 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, runOk } from '../../exec.ts';
-import type { ContainerEngine } from '../engine.ts';
-import { FINGERPRINT_LABEL } from '../image-cache.ts';
+import { type ContainerEngine, importFolder } from '../engine.ts';
+import { ensureImage, FINGERPRINT_LABEL } from '../image-cache.ts';
 import { DEBIAN_SUITE, unpackedPackages } from './debian.ts';
-import {
-  ensureImageLocked,
-  importTree,
-  makeHomes,
-  NSSWITCH,
-  TREE_SOURCE,
-  withStaging,
-  writeFile,
-} from './tree.ts';
+import { makeHomes, NSSWITCH, TREE_SOURCE, withStaging, writeFile } from './tree.ts';
 
 /**
  * The image the suites' own pods run where no registry is reachable (it stands in for the public
@@ -37,7 +29,7 @@ const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** Builds (when its inputs changed) and returns WORKLOAD_IMAGE. */
 export async function ensureWorkloadImage(engine: ContainerEngine): Promise<string> {
   const ref = WORKLOAD_IMAGE;
-  await ensureImageLocked(engine, {
+  await ensureImage(engine, {
     ref,
     inputs: [readFileSync(fileURLToPath(import.meta.url), 'utf8'), TREE_SOURCE, DEBIAN_SUITE, ...PACKAGES],
     build: (fp) =>
@@ -72,12 +64,18 @@ export async function ensureWorkloadImage(engine: ContainerEngine): Promise<stri
         writeFile(dir, 'etc/group', ['root:x:0:', 'nobody:x:65534:', 'nonroot:x:65532:', ''].join('\n'));
         writeFile(dir, 'etc/nsswitch.conf', NSSWITCH);
         makeHomes(dir);
-        await importTree(engine, dir, ref, [
-          `ENV PATH=${PATH}`,
-          'CMD ["sh"]',
-          `LABEL ${FINGERPRINT_LABEL}=${fp}`,
-          `LABEL dev.basicoperator.busybox-static=${version[2]}`,
-        ]);
+        await importFolder(
+          engine,
+          dir,
+          ref,
+          [
+            `ENV PATH=${PATH}`,
+            'CMD ["sh"]',
+            `LABEL ${FINGERPRINT_LABEL}=${fp}`,
+            `LABEL dev.basicoperator.busybox-static=${version[2]}`,
+          ],
+          { keepOwners: true },
+        );
       }),
   });
   return ref;

@@ -227,7 +227,7 @@ interface SideResult {
  * Start it before creating the objects; `all()` resolves when N are ready.
  */
 function watchReadiness<T extends KubeObject>(
-  type: ResourceType,
+  type: ResourceType<T>,
   namespace: string,
   isReady: (o: T) => boolean,
 ) {

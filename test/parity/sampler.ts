@@ -26,7 +26,7 @@ class Collection<T extends KubeObject> {
 
   constructor(
     client: KubeClient,
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string,
     labelSelector: string | undefined,
     onEvent: (type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'LIST', object: T | undefined) => void,

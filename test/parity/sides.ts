@@ -7,7 +7,7 @@ import {
 } from '../../src/apis/index.ts';
 import { isConflict } from '../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
-import { CoreTypes, type ResourceType } from '../../src/runtime/client/resource.ts';
+import { CoreTypes, type ResourceType, resourceOf } from '../../src/runtime/client/resource.ts';
 import { NEVER_READY_ANNOTATION, SIDE_LABEL, type WorkloadModel } from './model.ts';
 
 /** The fields of a Deployment or BasicDeployment condition the harness reads (wire JSON). */
@@ -74,8 +74,8 @@ export type SideId = 'kcm' | 'bo';
 export interface Side {
   id: SideId;
   title: string;
-  workloadType: ResourceType;
-  setType: ResourceType;
+  workloadType: ResourceType<WorkloadObject>;
+  setType: ResourceType<SetObject>;
   setKind: string;
   hashLabel: string;
   revisionAnnotation: string;
@@ -85,13 +85,17 @@ export interface Side {
   instance: string;
 }
 
+/** Both sides' kinds are read through the fields they share (WorkloadObject, SetObject). */
+const asWorkload = resourceOf<WorkloadObject>();
+const asSet = resourceOf<SetObject>();
+
 export function makeSides(prefix: string): [Side, Side] {
   return [
     {
       id: 'kcm',
       title: 'apps/v1 Deployment (kube-controller-manager)',
-      workloadType: CoreTypes.Deployment,
-      setType: CoreTypes.ReplicaSet,
+      workloadType: asWorkload(CoreTypes.Deployment),
+      setType: asSet(CoreTypes.ReplicaSet),
       setKind: 'ReplicaSet',
       hashLabel: 'pod-template-hash',
       revisionAnnotation: 'deployment.kubernetes.io/revision',
@@ -101,8 +105,8 @@ export function makeSides(prefix: string): [Side, Side] {
     {
       id: 'bo',
       title: 'BasicDeployment (basic-operator)',
-      workloadType: BASIC_DEPLOYMENT,
-      setType: BASIC_REPLICA_SET,
+      workloadType: asWorkload(BASIC_DEPLOYMENT),
+      setType: asSet(BASIC_REPLICA_SET),
       setKind: BASIC_REPLICA_SET.kind,
       hashLabel: POD_TEMPLATE_HASH_LABEL,
       revisionAnnotation: REVISION_ANNOTATION,
@@ -262,12 +266,11 @@ export async function scaleSubresource(
   namespace: string,
   replicas: number,
 ): Promise<void> {
-  await client.patch(
-    side.workloadType,
+  await client.patch(side.workloadType, {
     namespace,
-    side.name,
-    'merge',
-    { spec: { replicas } },
-    { subresource: 'scale' },
-  );
+    name: side.name,
+    patchType: 'merge',
+    body: { spec: { replicas } },
+    subresource: 'scale',
+  });
 }

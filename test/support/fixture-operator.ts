@@ -40,14 +40,13 @@ async function stamp(
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    await manager.client.patch(
-      CoreTypes.ConfigMap,
-      request.namespace,
-      request.name,
-      'merge',
-      { metadata: { annotations: { [annotation]: value } } },
-      { signal },
-    );
+    await manager.client.patch(CoreTypes.ConfigMap, {
+      namespace: request.namespace,
+      name: request.name,
+      patchType: 'merge',
+      body: { metadata: { annotations: { [annotation]: value } } },
+      signal,
+    });
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }

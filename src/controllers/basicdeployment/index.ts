@@ -62,7 +62,7 @@ export function registerBasicDeploymentController(manager: Manager): void {
         client: manager.client,
         deployments,
         sets,
-        events: manager.events,
+        events: manager.eventsFor(CONTROLLER_NAME, BASIC_DEPLOYMENT),
         debouncer: new StatusDebouncer(DEPLOYMENT_PROGRESS_INTERVAL_MS),
         statusWriter: status.writer,
       }),

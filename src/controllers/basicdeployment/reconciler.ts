@@ -11,7 +11,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/client/er
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
-import type { EventRecorder } from '../../runtime/events/index.ts';
+import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
@@ -43,7 +43,7 @@ export interface BasicDeploymentDeps {
   client: KubeClient;
   deployments: Informer<BasicDeployment>;
   sets: Informer<BasicReplicaSet>;
-  events: EventRecorder;
+  events: ObjectEventRecorder<BasicDeployment>;
   debouncer: StatusDebouncer;
   statusWriter: BackgroundStatusWriter<BasicDeployment>;
 }
@@ -56,8 +56,6 @@ const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([
   ProgressReason.FoundNewReplicaSet,
   ProgressReason.ReplicaSetUpdated,
 ]);
-
-const eventOptions = { regardingType: BASIC_DEPLOYMENT };
 
 /**
  * Rolls a BasicDeployment out through BasicReplicaSets (upstream's deployment controller): one set
@@ -101,7 +99,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     const collisionCount = this.collisions.current(d);
     const invalid = this.validate(d);
     if (invalid) {
-      this.deps.events.event(d, 'Warning', 'InvalidSpec', 'Validate', invalid, eventOptions);
+      this.deps.events.warning(d, { reason: 'InvalidSpec', action: 'Validate', note: invalid });
       this.writeStatus(
         d,
         { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid, collisionCount },
@@ -248,14 +246,11 @@ export class BasicDeploymentReconciler implements Reconciler {
     );
     try {
       const created = await this.deps.client.create(BASIC_REPLICA_SET, desired, { signal: ctx.signal });
-      this.deps.events.event(
-        d,
-        'Normal',
-        'ScalingReplicaSet',
-        'Create',
-        `Created BasicReplicaSet ${created.metadata.name} with ${replicas} replicas (revision ${revision})`,
-        eventOptions,
-      );
+      this.deps.events.normal(d, {
+        reason: 'ScalingReplicaSet',
+        action: 'Create',
+        note: `Created BasicReplicaSet ${created.metadata.name} with ${replicas} replicas (revision ${revision})`,
+      });
       return created;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
@@ -303,28 +298,24 @@ export class BasicDeploymentReconciler implements Reconciler {
     const revision = maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1;
     const update = newSetUpdate(d, newSet, revision);
     if (!update) return newSet;
-    const updated = await this.deps.client.patch<BasicReplicaSet>(
-      BASIC_REPLICA_SET,
-      newSet.metadata.namespace,
-      newSet.metadata.name ?? '',
-      'merge',
-      {
+    const updated = await this.deps.client.patch<BasicReplicaSet>(BASIC_REPLICA_SET, {
+      namespace: newSet.metadata.namespace,
+      name: newSet.metadata.name ?? '',
+      patchType: 'merge',
+      body: {
         metadata: { annotations: update.annotations, resourceVersion: newSet.metadata.resourceVersion },
         ...(update.minReadySeconds === undefined
           ? {}
           : { spec: { minReadySeconds: update.minReadySeconds } }),
       },
-    );
+    });
     const rolledBack = update.annotations[REVISION_ANNOTATION];
     if (rolledBack !== undefined && revisionOf(newSet) > 0) {
-      this.deps.events.event(
-        d,
-        'Normal',
-        'DeploymentRollback',
-        'Rollback',
-        `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${rolledBack})`,
-        eventOptions,
-      );
+      this.deps.events.normal(d, {
+        reason: 'DeploymentRollback',
+        action: 'Rollback',
+        note: `Rolled back to BasicReplicaSet ${newSet.metadata.name} (now revision ${rolledBack})`,
+      });
     }
     return updated;
   }
@@ -336,14 +327,13 @@ export class BasicDeploymentReconciler implements Reconciler {
   private async syncDeploymentRevision(d: BasicDeployment, newSet: BasicReplicaSet, ctx: ReconcileContext) {
     const revision = String(revisionOf(newSet));
     if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
-    await this.deps.client.patch(
-      BASIC_DEPLOYMENT,
-      d.metadata.namespace,
-      d.metadata.name ?? '',
-      'merge',
-      { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
-      { signal: ctx.signal },
-    );
+    await this.deps.client.patch(BASIC_DEPLOYMENT, {
+      namespace: d.metadata.namespace,
+      name: d.metadata.name ?? '',
+      patchType: 'merge',
+      body: { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
+      signal: ctx.signal,
+    });
   }
 
   /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */
@@ -356,12 +346,11 @@ export class BasicDeploymentReconciler implements Reconciler {
     for (const action of actions) {
       const set = sets.find((s) => s.metadata.name === action.name);
       if (!set) continue;
-      await this.deps.client.patch(
-        BASIC_REPLICA_SET,
-        set.metadata.namespace,
-        action.name,
-        'merge',
-        {
+      await this.deps.client.patch(BASIC_REPLICA_SET, {
+        namespace: set.metadata.namespace,
+        name: action.name,
+        patchType: 'merge',
+        body: {
           metadata: {
             resourceVersion: set.metadata.resourceVersion,
             annotations: {
@@ -371,18 +360,15 @@ export class BasicDeploymentReconciler implements Reconciler {
           },
           spec: { replicas: action.to },
         },
-        { signal: ctx.signal },
-      );
+        signal: ctx.signal,
+      });
       if (action.to !== action.from) {
         const verb = action.to > action.from ? 'up' : 'down';
-        this.deps.events.event(
-          d,
-          'Normal',
-          'ScalingReplicaSet',
-          'Scale',
-          `Scaled ${verb} BasicReplicaSet ${action.name} from ${action.from} to ${action.to}`,
-          eventOptions,
-        );
+        this.deps.events.normal(d, {
+          reason: 'ScalingReplicaSet',
+          action: 'Scale',
+          note: `Scaled ${verb} BasicReplicaSet ${action.name} from ${action.from} to ${action.to}`,
+        });
         ctx.log.debug('scaled set', { set: action.name, from: action.from, to: action.to });
       }
     }

@@ -138,7 +138,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         expectations,
         claimedArrivals,
         departures,
-        events: manager.events,
+        events: manager.eventsFor(CONTROLLER_NAME, BASIC_REPLICA_SET),
         debouncer: new StatusDebouncer(),
         statusWriter: status.writer,
       }),

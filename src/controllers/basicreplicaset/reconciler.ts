@@ -11,7 +11,7 @@ import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
-import type { EventRecorder } from '../../runtime/events/index.ts';
+import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import type { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
@@ -38,15 +38,13 @@ export interface BasicReplicaSetDeps {
   expectations: ControllerExpectations;
   claimedArrivals: ClaimedArrivals;
   departures: Departures;
-  events: EventRecorder;
+  events: ObjectEventRecorder<BasicReplicaSet>;
   debouncer: StatusDebouncer;
   statusWriter: BackgroundStatusWriter<BasicReplicaSet>;
 }
 
 /** Counts whose rise alone is progress worth reporting at most once a second. */
 const PROGRESS_COUNTS = ['replicas', 'activeReplicas', 'readyReplicas', 'availableReplicas'] as const;
-
-const eventOptions = { regardingType: BASIC_REPLICA_SET };
 
 /** A safety net only: the watch events of the pods a reconcile created or deleted come sooner. */
 const STATUS_AFTER_CHANGES_MS = 1000;
@@ -89,7 +87,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
     if (problems.length > 0) {
       const message = `invalid spec: ${problems.join('; ')}`;
-      this.deps.events.event(rs, 'Warning', 'InvalidSpec', 'Validate', message, eventOptions);
+      this.deps.events.warning(rs, { reason: 'InvalidSpec', action: 'Validate', note: message });
       const status = computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now());
       this.deps.statusWriter.submit(rs, status, 'urgent', ctx.signal);
       return undefined; // nothing to retry until the spec changes
@@ -228,14 +226,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
       ctx.log.debug('creating pods', { count: change.create, active: active.length, desired });
       const result = await runSlowStart(change.create, async () => {
         const pod = await client.create<V1Pod>(CoreTypes.Pod, podForReplicaSet(rs), { signal: ctx.signal });
-        events.event(
-          rs,
-          'Normal',
-          'SuccessfulCreate',
-          'Create',
-          `Created pod: ${pod.metadata?.name}`,
-          eventOptions,
-        );
+        events.normal(rs, {
+          reason: 'SuccessfulCreate',
+          action: 'Create',
+          note: `Created pod: ${pod.metadata?.name}`,
+        });
       });
       // Creates that failed or never ran will not be observed: stop waiting for them.
       const notCreated = result.failed + result.skipped;
@@ -248,7 +243,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
       }
       if (result.failed > 0) {
         const message = `creating pods failed: ${errorMessage(result.errors[0])}`;
-        events.event(rs, 'Warning', 'FailedCreate', 'Create', message, eventOptions);
+        events.warning(rs, { reason: 'FailedCreate', action: 'Create', note: message });
         return { issued, failure: { reason: 'FailedCreate', message } };
       }
       return { issued };
@@ -279,14 +274,11 @@ export class BasicReplicaSetReconciler implements Reconciler {
         const pod = victims[i]!;
         if (outcome.status === 'fulfilled') {
           issued++;
-          events.event(
-            rs,
-            'Normal',
-            'SuccessfulDelete',
-            'Delete',
-            `Deleted pod: ${pod.metadata?.name}`,
-            eventOptions,
-          );
+          events.normal(rs, {
+            reason: 'SuccessfulDelete',
+            action: 'Delete',
+            note: `Deleted pod: ${pod.metadata?.name}`,
+          });
           return;
         }
         // A delete that did not happen will not be observed.
@@ -295,7 +287,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
       });
       if (firstError) {
         const message = `deleting pods failed: ${errorMessage(firstError)}`;
-        events.event(rs, 'Warning', 'FailedDelete', 'Delete', message, eventOptions);
+        events.warning(rs, { reason: 'FailedDelete', action: 'Delete', note: message });
         return { issued, failure: { reason: 'FailedDelete', message } };
       }
       return { issued };

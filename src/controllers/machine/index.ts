@@ -51,7 +51,7 @@ export function registerMachineController(manager: Manager): void {
         claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
         backups,
-        events: manager.events,
+        events: manager.eventsFor(CONTROLLER_NAME, MACHINE),
         copyImage: manager.config.backupJobImage,
         restoreDeadlineSeconds: Math.ceil(manager.config.volumeCopyDeadlineMs / 1000),
       }),

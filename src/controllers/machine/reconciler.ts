@@ -6,7 +6,7 @@ import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
-import type { EventRecorder } from '../../runtime/events/index.ts';
+import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
@@ -38,15 +38,13 @@ export interface MachineDeps {
   claims: Informer<V1PersistentVolumeClaim>;
   jobs: Informer<V1Job>;
   backups: Informer<VolumeBackup>;
-  events: EventRecorder;
+  events: ObjectEventRecorder<Machine>;
   /** Image of the restore Jobs (the manager's --backup-job-image). */
   copyImage: string;
   /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
   restoreDeadlineSeconds: number;
   now?: () => Date;
 }
-
-const onMachine = { regardingType: MACHINE };
 
 /** Whether this reconcile may create children, and whether it held back a create it needed. */
 interface CreationGate {
@@ -158,14 +156,11 @@ export class MachineReconciler implements Reconciler {
         }
         claim = existing;
       } else {
-        this.deps.events.event(
-          machine,
-          'Normal',
-          'ClaimCreated',
-          'Create',
-          `Created claim ${name}`,
-          onMachine,
-        );
+        this.deps.events.normal(machine, {
+          reason: 'ClaimCreated',
+          action: 'Create',
+          note: `Created claim ${name}`,
+        });
       }
     }
     const restore = await this.reconcileRestore(machine, volume, claim, gate, ctx);
@@ -226,39 +221,36 @@ export class MachineReconciler implements Reconciler {
             };
           }
         } else {
-          this.deps.events.event(
-            machine,
-            'Normal',
-            'RestoreStarted',
-            'Restore',
-            `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
-            onMachine,
-          );
+          this.deps.events.normal(machine, {
+            reason: 'RestoreStarted',
+            action: 'Restore',
+            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
+          });
         }
         return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
       }
       case 'job-succeeded': {
-        await this.deps.client.patch(
-          CoreTypes.PersistentVolumeClaim,
-          ns,
-          claim.metadata?.name ?? '',
-          'merge',
-          { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
-          { signal: ctx.signal },
-        );
-        this.deps.events.event(
-          machine,
-          'Normal',
-          'RestoreCompleted',
-          'Restore',
-          `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
-          onMachine,
-        );
+        await this.deps.client.patch(CoreTypes.PersistentVolumeClaim, {
+          namespace: ns,
+          name: claim.metadata?.name ?? '',
+          patchType: 'merge',
+          body: { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
+          signal: ctx.signal,
+        });
+        this.deps.events.normal(machine, {
+          reason: 'RestoreCompleted',
+          action: 'Restore',
+          note: `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
+        });
         return { kind: 'restored' };
       }
       case 'waiting':
         if (state.reason === 'BackupNotFound' && this.conditionReason(machine) !== 'BackupNotFound') {
-          this.deps.events.event(machine, 'Warning', 'BackupNotFound', 'Restore', state.message, onMachine);
+          this.deps.events.warning(machine, {
+            reason: 'BackupNotFound',
+            action: 'Restore',
+            note: state.message,
+          });
         }
         return state;
       default:
@@ -301,14 +293,11 @@ export class MachineReconciler implements Reconciler {
       const existing = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, podName(machine), ctx);
       return existing ? observePod(machine, existing) : undefined;
     }
-    this.deps.events.event(
-      machine,
-      'Normal',
-      'PodCreated',
-      'Create',
-      `Created pod ${podName(machine)}`,
-      onMachine,
-    );
+    this.deps.events.normal(machine, {
+      reason: 'PodCreated',
+      action: 'Create',
+      note: `Created pod ${podName(machine)}`,
+    });
     return observePod(machine, pod);
   }
 
@@ -321,7 +310,11 @@ export class MachineReconciler implements Reconciler {
     const ours = pod && isControlledBy(pod, machine) ? pod : undefined;
     if (ours && !isBeingDeleted(ours)) {
       await this.deleteQuietly(CoreTypes.Pod, ours, 'Background', ctx);
-      this.deps.events.event(machine, 'Normal', 'Stopping', 'Delete', `Deleting pod ${name}`, onMachine);
+      this.deps.events.normal(machine, {
+        reason: 'Stopping',
+        action: 'Delete',
+        note: `Deleting pod ${name}`,
+      });
     }
     const copying = (await this.liveRestoreJobs(machine, ctx)).filter((job) => jobOutcome(job) === undefined);
     for (const job of copying) {
@@ -407,16 +400,13 @@ export class MachineReconciler implements Reconciler {
     ctx.log.info('machine phase changed', { from: before, to: after });
     const ready = findCondition(object.status?.conditions, 'Ready');
     if (after === 'Failed') {
-      this.deps.events.event(
-        machine,
-        'Warning',
-        ready?.reason ?? 'Failed',
-        'Reconcile',
-        ready?.message ?? 'failed',
-        onMachine,
-      );
+      this.deps.events.warning(machine, {
+        reason: ready?.reason ?? 'Failed',
+        action: 'Reconcile',
+        note: ready?.message ?? 'failed',
+      });
     } else if (after === 'Running' || after === 'Stopped') {
-      this.deps.events.event(machine, 'Normal', after, 'Reconcile', ready?.message ?? after, onMachine);
+      this.deps.events.normal(machine, { reason: after, action: 'Reconcile', note: ready?.message ?? after });
     }
   }
 
@@ -426,7 +416,7 @@ export class MachineReconciler implements Reconciler {
 
   /** Creates `obj`; undefined on AlreadyExists (the cache is behind: requeue and look again). */
   private async create<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     obj: T,
     ctx: ReconcileContext,
   ): Promise<T | undefined> {
@@ -439,7 +429,7 @@ export class MachineReconciler implements Reconciler {
   }
 
   private async liveGet<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     ns: string,
     name: string,
     ctx: ReconcileContext,

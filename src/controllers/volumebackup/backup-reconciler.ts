@@ -13,7 +13,7 @@ import { toMillis } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
-import type { EventRecorder } from '../../runtime/events/index.ts';
+import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
@@ -39,7 +39,7 @@ export interface VolumeBackupDeps {
   claims: Informer<V1PersistentVolumeClaim>;
   jobs: Informer<V1Job>;
   pods: Informer<V1Pod>;
-  events: EventRecorder;
+  events: ObjectEventRecorder<VolumeBackup>;
   /** Image of the copy Jobs (the manager's --backup-job-image). */
   copyImage: string;
   retry: RetryPolicy;
@@ -47,8 +47,6 @@ export interface VolumeBackupDeps {
   deadlineMs: number;
   now?: () => Date;
 }
-
-const onBackup = { regardingType: VOLUME_BACKUP };
 
 /** The fields of an events.k8s.io/v1 Event read here. */
 interface FailedCreateEvent extends KubeObject {
@@ -286,14 +284,11 @@ export class VolumeBackupReconciler implements Reconciler {
           signal: ctx.signal,
         },
       );
-      this.deps.events.event(
-        backup,
-        'Normal',
-        'ClaimCreated',
-        'Create',
-        `Created backup claim ${name}`,
-        onBackup,
-      );
+      this.deps.events.normal(backup, {
+        reason: 'ClaimCreated',
+        action: 'Create',
+        note: `Created backup claim ${name}`,
+      });
     } catch (err) {
       // Refused (a storage quota, a webhook) or invalid: a person has to act, so say it now.
       if (isForbidden(err) || isInvalid(err)) {
@@ -409,23 +404,17 @@ export class VolumeBackupReconciler implements Reconciler {
       throw err;
     }
     if (lastFailure) {
-      this.deps.events.event(
-        backup,
-        'Warning',
-        'CopyRetried',
-        'Backup',
-        `${lastFailure}; started attempt ${attempt} of ${this.deps.retry.maxAttempts} (Job ${name})`,
-        onBackup,
-      );
+      this.deps.events.warning(backup, {
+        reason: 'CopyRetried',
+        action: 'Backup',
+        note: `${lastFailure}; started attempt ${attempt} of ${this.deps.retry.maxAttempts} (Job ${name})`,
+      });
     } else {
-      this.deps.events.event(
-        backup,
-        'Normal',
-        'CopyStarted',
-        'Backup',
-        `Copying claim ${volume.claimName} with Job ${name}`,
-        onBackup,
-      );
+      this.deps.events.normal(backup, {
+        reason: 'CopyStarted',
+        action: 'Backup',
+        note: `Copying claim ${volume.claimName} with Job ${name}`,
+      });
     }
     return name;
   }
@@ -440,11 +429,13 @@ export class VolumeBackupReconciler implements Reconciler {
     ctx.log.info('volume backup phase changed', { from: before, to: after });
     const message = findCondition(backup.status?.conditions, READY)?.message ?? after;
     const { events } = this.deps;
-    if (after === 'Running') events.event(backup, 'Normal', 'BackupStarted', 'Backup', message, onBackup);
-    if (after === 'Completed') events.event(backup, 'Normal', 'BackupCompleted', 'Backup', message, onBackup);
+    if (after === 'Running')
+      events.normal(backup, { reason: 'BackupStarted', action: 'Backup', note: message });
+    if (after === 'Completed')
+      events.normal(backup, { reason: 'BackupCompleted', action: 'Backup', note: message });
     if (after === 'Failed') {
       const reason = findCondition(backup.status?.conditions, READY)?.reason ?? 'BackupFailed';
-      events.event(backup, 'Warning', reason, 'Backup', message, onBackup);
+      events.warning(backup, { reason, action: 'Backup', note: message });
     }
   }
 }

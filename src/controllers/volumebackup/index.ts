@@ -50,7 +50,7 @@ export function registerMachineBackupController(manager: Manager): void {
         client: manager.client,
         machines: manager.cache.informerFor<Machine>(MACHINE),
         backups,
-        events: manager.events,
+        events: manager.eventsFor(MACHINE_BACKUP_CONTROLLER, MACHINE),
       }),
     );
 }
@@ -78,7 +78,7 @@ export function registerVolumeBackupJobsController(
         claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
         pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
-        events: manager.events,
+        events: manager.eventsFor(VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
         copyImage: manager.config.backupJobImage,
         deadlineMs: options.deadlineMs ?? manager.config.volumeCopyDeadlineMs ?? DEFAULT_DEADLINE_MS,
         retry: exponentialRetry(

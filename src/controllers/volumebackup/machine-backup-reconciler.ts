@@ -9,7 +9,7 @@ import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
-import type { EventRecorder, EventType } from '../../runtime/events/index.ts';
+import type { EventType, ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { setMachineCondition } from './machine-condition.ts';
@@ -20,11 +20,9 @@ export interface MachineBackupDeps {
   client: KubeClient;
   machines: Informer<Machine>;
   backups: Informer<VolumeBackup>;
-  events: EventRecorder;
+  events: ObjectEventRecorder<Machine>;
   now?: () => Date;
 }
-
-const onMachine = { regardingType: MACHINE };
 
 /** Events for a Machine whose `VolumeBackup` condition takes this reason. */
 const EVENT_FOR_REASON: Record<string, { type: EventType; reason: string } | undefined> = {
@@ -78,14 +76,11 @@ export class MachineBackupReconciler implements Reconciler {
         if (plan.condition) await this.writeCondition(machine, plan.condition, ctx);
         await removeFinalizer(client, MACHINE, machine, VOLUME_BACKUP_FINALIZER, { signal: ctx.signal });
         ctx.log.info('removed the volume-backup finalizer', { reason: plan.reason });
-        events.event(
-          machine,
-          'Normal',
-          'FinalizerRemoved',
-          'RemoveFinalizer',
-          `Removed finalizer ${VOLUME_BACKUP_FINALIZER}: ${plan.message}`,
-          onMachine,
-        );
+        events.normal(machine, {
+          reason: 'FinalizerRemoved',
+          action: 'RemoveFinalizer',
+          note: `Removed finalizer ${VOLUME_BACKUP_FINALIZER}: ${plan.message}`,
+        });
         return;
       }
       case 'wait':
@@ -96,14 +91,11 @@ export class MachineBackupReconciler implements Reconciler {
           await client.create<VolumeBackup>(VOLUME_BACKUP, plan.backup, { signal: ctx.signal });
           const name = plan.backup.metadata.name;
           ctx.log.info('created the VolumeBackup', { volumeBackup: name });
-          events.event(
-            machine,
-            'Normal',
-            'BackupStarted',
-            'Backup',
-            `Created VolumeBackup ${name} for ${plan.backup.spec.volumes.length} volumes`,
-            onMachine,
-          );
+          events.normal(machine, {
+            reason: 'BackupStarted',
+            action: 'Backup',
+            note: `Created VolumeBackup ${name} for ${plan.backup.spec.volumes.length} volumes`,
+          });
         } catch (err) {
           // Created by an earlier reconcile (or process) that the cache has not shown us yet.
           if (!isAlreadyExists(err)) throw err;
@@ -127,7 +119,12 @@ export class MachineBackupReconciler implements Reconciler {
     });
     const event = EVENT_FOR_REASON[condition.reason];
     if (event && previous?.reason !== condition.reason) {
-      this.deps.events.event(machine, event.type, event.reason, 'Backup', condition.message, onMachine);
+      this.deps.events.record(machine, {
+        type: event.type,
+        reason: event.reason,
+        action: 'Backup',
+        note: condition.message,
+      });
     }
   }
 }

@@ -76,7 +76,11 @@ export async function setMachineCondition(
     const patch = conditionPatch(current, input, options.now ?? new Date());
     if (!patch) return current;
     try {
-      return await client.patch<Machine>(MACHINE, namespace, name, 'json', patch, {
+      return await client.patch<Machine>(MACHINE, {
+        namespace,
+        name,
+        patchType: 'json',
+        body: patch,
         subresource: 'status',
         signal: options.signal,
       });

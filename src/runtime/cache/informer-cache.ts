@@ -54,7 +54,7 @@ export class InformerCache {
    * The informer for `type` and `selection`. With `metadataOnly` the objects are PartialObjectMetadata
    * (apiVersion meta.k8s.io/v1, kind PartialObjectMetadata, slimmed metadata), whatever T says.
    */
-  informerFor<T extends KubeObject>(type: ResourceType, selection: InformerSelection = {}): Informer<T> {
+  informerFor<T extends KubeObject>(type: ResourceType<T>, selection: InformerSelection = {}): Informer<T> {
     const typeId = resourceId(type);
     const labelSelector = selection.labelSelector ?? this.options.byObject?.[typeId]?.labelSelector ?? '';
     const metadataOnly = selection.metadataOnly ?? false;

@@ -21,7 +21,7 @@ export interface InformerScope {
  * every registered handler sees every change. Reads never go to the API server.
  */
 export class Informer<T extends KubeObject> {
-  readonly type: ResourceType;
+  readonly type: ResourceType<T>;
   readonly scope: InformerScope;
   private readonly parts: Array<{ namespace: string; store: Store<T>; reflector: Reflector<T> }>;
   private readonly handlers: EventHandler<T>[] = [];
@@ -29,7 +29,7 @@ export class Informer<T extends KubeObject> {
 
   constructor(
     client: KubeClient,
-    type: ResourceType,
+    type: ResourceType<T>,
     scope: InformerScope,
     log: Logger,
     options: ReflectorOptions = {},

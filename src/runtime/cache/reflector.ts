@@ -81,7 +81,7 @@ export class Reflector<T extends KubeObject> {
   /** Counts of what happened, for tests and debugging. */
   readonly stats = { lists: 0, watches: 0, gone: 0, watchdogRestarts: 0, errors: 0 };
   private readonly client: KubeClient;
-  private readonly type: ResourceType;
+  private readonly type: ResourceType<T>;
   private readonly scope: ReflectorScope;
   private readonly store: Store<T>;
   private readonly handler: EventHandler<T>;
@@ -95,7 +95,7 @@ export class Reflector<T extends KubeObject> {
 
   constructor(
     client: KubeClient,
-    type: ResourceType,
+    type: ResourceType<T>,
     scope: ReflectorScope,
     store: Store<T>,
     handler: EventHandler<T>,

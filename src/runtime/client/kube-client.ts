@@ -32,6 +32,17 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: 'application/apply-patch+yaml',
 };
 
+/** One PATCH: which object, how the body is to be read, and the write's options. */
+export interface PatchRequest extends WriteOptions {
+  namespace: string | undefined;
+  name: string;
+  patchType: PatchType;
+  body: unknown;
+  /** e.g. `status`. */
+  subresource?: string;
+  priority?: RequestPriority;
+}
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -178,7 +189,7 @@ export class KubeClient {
   }
 
   get<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     signal?: AbortSignal,
@@ -186,7 +197,7 @@ export class KubeClient {
     return this.request<T>(HttpMethod.GET, objectPath(type, namespace, name), { signal });
   }
 
-  list<T extends KubeObject>(type: ResourceType, options: ListOptions = {}): Promise<ObjectList<T>> {
+  list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ObjectList<T>> {
     return this.request<ObjectList<T>>(HttpMethod.GET, collectionPath(type, options.namespace), {
       signal: options.signal,
       accept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
@@ -200,7 +211,7 @@ export class KubeClient {
     });
   }
 
-  create<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+  create<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
     return this.request<T>(HttpMethod.POST, collectionPath(type, obj.metadata?.namespace), {
       body: obj,
       signal: options.signal,
@@ -209,7 +220,7 @@ export class KubeClient {
   }
 
   /** PUT: optimistic concurrency through metadata.resourceVersion. */
-  update<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+  update<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
     return this.request<T>(
       HttpMethod.PUT,
       objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? ''),
@@ -221,7 +232,7 @@ export class KubeClient {
     );
   }
 
-  updateStatus<T extends KubeObject>(type: ResourceType, obj: T, options: WriteOptions = {}): Promise<T> {
+  updateStatus<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
     return this.request<T>(
       HttpMethod.PUT,
       objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? '', 'status'),
@@ -229,20 +240,14 @@ export class KubeClient {
     );
   }
 
-  patch<T extends KubeObject>(
-    type: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    patchType: PatchType,
-    patch: unknown,
-    options: WriteOptions & { subresource?: string; priority?: RequestPriority } = {},
-  ): Promise<T> {
-    return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, options.subresource), {
-      body: patch,
+  patch<T extends KubeObject>(type: ResourceType<T>, request: PatchRequest): Promise<T> {
+    const { namespace, name, patchType, body, subresource } = request;
+    return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, subresource), {
+      body,
       contentType: PATCH_CONTENT_TYPES[patchType],
-      signal: options.signal,
-      priority: options.priority,
-      query: { fieldManager: options.fieldManager, force: options.force },
+      signal: request.signal,
+      priority: request.priority,
+      query: { fieldManager: request.fieldManager, force: request.force },
     });
   }
 

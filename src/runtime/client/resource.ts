@@ -1,10 +1,32 @@
-/** How to reach one kind of object over the REST API. */
-export interface ResourceType {
+import type {
+  V1Deployment,
+  V1Job,
+  V1Namespace,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1ReplicaSet,
+} from '@kubernetes/client-node';
+import type { KubeObject } from './object.ts';
+
+declare const objectType: unique symbol;
+
+/**
+ * How to reach one kind of object over the REST API. `T` is the type of its objects: informers,
+ * reads and writes infer it from here, so `informerFor<Machine>(CoreTypes.Pod)` does not compile.
+ */
+export interface ResourceType<T extends KubeObject = KubeObject> {
   readonly group: string; // '' for the core group
   readonly version: string;
   readonly kind: string;
   readonly plural: string;
   readonly namespaced: boolean;
+  /** Type-level only: never set at run time. */
+  readonly [objectType]?: T;
+}
+
+/** Declares `resource` as the resource of objects of type T: `resourceOf<Machine>()({...})`. */
+export function resourceOf<T extends KubeObject>() {
+  return <R extends ResourceType>(resource: R): R & ResourceType<T> => resource as R & ResourceType<T>;
 }
 
 export function apiVersionOf(type: ResourceType): string {
@@ -34,15 +56,21 @@ export function objectPath(
 }
 
 export const CoreTypes = {
-  Pod: { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
-  PersistentVolumeClaim: {
+  Pod: resourceOf<V1Pod>()({ group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
+  PersistentVolumeClaim: resourceOf<V1PersistentVolumeClaim>()({
     group: '',
     version: 'v1',
     kind: 'PersistentVolumeClaim',
     plural: 'persistentvolumeclaims',
     namespaced: true,
-  },
-  Namespace: { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
+  }),
+  Namespace: resourceOf<V1Namespace>()({
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+  }),
   ConfigMap: { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   ServiceAccount: {
     group: '',
@@ -58,9 +86,21 @@ export const CoreTypes = {
     plural: 'resourcequotas',
     namespaced: true,
   },
-  Job: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
+  Job: resourceOf<V1Job>()({ group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true }),
   Lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
   Event: { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
-  Deployment: { group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true },
-  ReplicaSet: { group: 'apps', version: 'v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true },
+  Deployment: resourceOf<V1Deployment>()({
+    group: 'apps',
+    version: 'v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+  }),
+  ReplicaSet: resourceOf<V1ReplicaSet>()({
+    group: 'apps',
+    version: 'v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    namespaced: true,
+  }),
 } as const satisfies Record<string, ResourceType>;

@@ -27,15 +27,16 @@ export {
   seriesPatch,
   truncateNote,
 } from './event-object.ts';
-export { MemoryEventRecorder, type RecordedEvent } from './memory-recorder.ts';
+export { MemoryEventRecorder } from './memory-recorder.ts';
 export {
   ApiEventRecorder,
   type ApiEventRecorderOptions,
   DEFAULT_EVENT_LABELS,
   DEFAULT_REPORTING_CONTROLLER,
-  type EventOptions,
+  type EventRecord,
   type EventRecorder,
-  noopEventRecorder,
+  eventsFor,
+  type ObjectEventRecorder,
 } from './recorder.ts';
 export {
   DEFAULT_SPAM_BURST,

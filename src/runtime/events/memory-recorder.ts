@@ -1,29 +1,11 @@
-import type { KubeObject } from '../client/object.ts';
-import type { EventType } from './event-object.ts';
-import type { EventOptions, EventRecorder } from './recorder.ts';
-
-export interface RecordedEvent {
-  regarding: KubeObject;
-  type: EventType;
-  reason: string;
-  action: string;
-  note: string;
-  options: EventOptions;
-}
+import type { EventRecord, EventRecorder } from './recorder.ts';
 
 /** Keeps events in memory, for unit tests of controllers that record events. */
 export class MemoryEventRecorder implements EventRecorder {
-  readonly events: RecordedEvent[] = [];
+  readonly events: EventRecord[] = [];
 
-  event(
-    regarding: KubeObject,
-    type: EventType,
-    reason: string,
-    action: string,
-    note: string,
-    options: EventOptions = {},
-  ): void {
-    this.events.push({ regarding, type, reason, action, note, options });
+  record(event: EventRecord): void {
+    this.events.push(event);
   }
 
   /** Reasons in recording order, the usual thing to assert on. */

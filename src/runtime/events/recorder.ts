@@ -22,25 +22,50 @@ import {
 import { EventSpamFilter, type EventSpamFilterOptions } from './spam-filter.ts';
 import { CoalescingWriteQueue } from './write-queue.ts';
 
-export interface EventOptions {
+/** One thing that happened, as a controller reports it. */
+export interface EventRecord {
+  /** The object the event is about. */
+  regarding: KubeObject;
   /** Supplies apiVersion/kind when `regarding` lacks them (objects from list responses do). */
   regardingType?: ResourceType;
+  type: EventType;
+  /** Why, in CamelCase, e.g. `SuccessfulCreate`. */
+  reason: string;
+  /** What was done (or failed), e.g. `Create`. */
+  action: string;
+  /** For humans. */
+  note: string;
+  /** The controller reporting it, for the recorder's own logs. */
+  controller?: string;
 }
 
-/** What controllers depend on: fire-and-forget, never throws. */
+/** What the manager shares between controllers: fire-and-forget, never throws. */
 export interface EventRecorder {
-  /**
-   * Reports that `action` was taken (or failed) on `regarding` because of `reason` (CamelCase, e.g.
-   * `SuccessfulCreate`), with a human-readable `note`.
-   */
-  event(
-    regarding: KubeObject,
-    type: EventType,
-    reason: string,
-    action: string,
-    note: string,
-    options?: EventOptions,
-  ): void;
+  record(event: EventRecord): void;
+}
+
+type Occurrence = Pick<EventRecord, 'reason' | 'action' | 'note'>;
+
+/** The events one controller reports about objects of one kind (its reconcilers hold this). */
+export interface ObjectEventRecorder<T extends KubeObject> {
+  normal(regarding: T, event: Occurrence): void;
+  warning(regarding: T, event: Occurrence): void;
+  record(regarding: T, event: Occurrence & { type: EventType }): void;
+}
+
+/** Binds `recorder` to a controller and the kind it reports on. */
+export function eventsFor<T extends KubeObject>(
+  recorder: EventRecorder,
+  controller: string,
+  regardingType: ResourceType<T>,
+): ObjectEventRecorder<T> {
+  const record = (regarding: T, event: Occurrence & { type: EventType }) =>
+    recorder.record({ ...event, regarding, regardingType, controller });
+  return {
+    record,
+    normal: (regarding, event) => record(regarding, { ...event, type: 'Normal' }),
+    warning: (regarding, event) => record(regarding, { ...event, type: 'Warning' }),
+  };
 }
 
 export const DEFAULT_REPORTING_CONTROLLER = 'basic-operator';
@@ -113,29 +138,24 @@ export class ApiEventRecorder implements EventRecorder {
     });
   }
 
-  event(
-    regarding: KubeObject,
-    type: EventType,
-    reason: string,
-    action: string,
-    note: string,
-    options: EventOptions = {},
-  ): void {
+  record(event: EventRecord): void {
+    const { reason, action, controller } = event;
     try {
       const occurrence: EventOccurrence = {
-        regarding: objectReference(regarding, options.regardingType),
-        type,
+        regarding: objectReference(event.regarding, event.regardingType),
+        type: event.type,
         reason,
         action,
-        note,
+        note: event.note,
       };
       const problems = occurrenceProblems(occurrence);
       if (problems.length > 0) {
-        this.#log.warn('dropping invalid event', { reason, action, problems });
+        this.#log.warn('dropping invalid event', { controller, reason, action, problems });
         return;
       }
       if (!this.#spamFilter.allow(occurrence.regarding)) {
         this.#log.debug('dropping event: too many for this object', {
+          controller,
           reason,
           action,
           regarding: occurrence.regarding,
@@ -147,7 +167,7 @@ export class ApiEventRecorder implements EventRecorder {
         this.#log.debug('dropping event: write queue full or closed', describe(series));
       }
     } catch (err) {
-      this.#log.debug('failed to record event', { reason, action, error: errorMessage(err) });
+      this.#log.debug('failed to record event', { controller, reason, action, error: errorMessage(err) });
     }
   }
 
@@ -177,7 +197,13 @@ export class ApiEventRecorder implements EventRecorder {
       const namespace = eventNamespace(series.occurrence.regarding);
       const name = series.eventName;
       await retryOnTransient(
-        () => this.#client.patch(CoreTypes.Event, namespace, name, 'merge', seriesPatch(timing)),
+        () =>
+          this.#client.patch(CoreTypes.Event, {
+            namespace,
+            name,
+            patchType: 'merge',
+            body: seriesPatch(timing),
+          }),
         this.#retry,
       );
       series.writtenCount = timing.count;
@@ -210,9 +236,6 @@ export class ApiEventRecorder implements EventRecorder {
     }
   }
 }
-
-/** Records nothing; for code paths (and tests) that need a recorder but not its events. */
-export const noopEventRecorder: EventRecorder = { event: () => {} };
 
 function describe(series: EventSeriesState): Record<string, unknown> {
   const { regarding, reason, action, type } = series.occurrence;

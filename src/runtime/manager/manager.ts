@@ -4,10 +4,17 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type CacheOptions, InformerCache } from '../cache/informer-cache.ts';
 import { KubeClient } from '../client/kube-client.ts';
 import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
+import type { KubeObject } from '../client/object.ts';
 import { PriorityThrottle } from '../client/priority-throttle.ts';
+import type { ResourceType } from '../client/resource.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import type { Controller } from '../controller/controller.ts';
-import { ApiEventRecorder, type EventRecorder } from '../events/index.ts';
+import {
+  ApiEventRecorder,
+  type EventRecorder,
+  eventsFor,
+  type ObjectEventRecorder,
+} from '../events/index.ts';
 import { errorMessage, type Logger, rootLogger } from '../log.ts';
 import { leaderElectionGauge } from '../metrics.ts';
 import { TokenBucket } from '../queue/index.ts';
@@ -77,6 +84,11 @@ export class Manager implements ControllerHost {
       log: this.log.child({ component: 'events' }),
     });
     this.events = this.eventRecorder;
+  }
+
+  /** The recorder controller `controller` reports events about objects of `type` with. */
+  eventsFor<T extends KubeObject>(controller: string, type: ResourceType<T>): ObjectEventRecorder<T> {
+    return eventsFor(this.events, controller, type);
   }
 
   controller(name: string): ControllerBuilder {

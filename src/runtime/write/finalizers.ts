@@ -60,7 +60,7 @@ export function removeFinalizerPatch(obj: KubeObject, finalizer: string): JsonPa
 /** Adds `finalizer` unless present; returns the updated object (or `obj` when nothing was written). */
 export function addFinalizer<T extends KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   finalizer: string,
   options: GuardedPatchOptions = {},
@@ -75,7 +75,7 @@ export function addFinalizer<T extends KubeObject>(
  */
 export function removeFinalizer<T extends KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   finalizer: string,
   options: GuardedPatchOptions = {},

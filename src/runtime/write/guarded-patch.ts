@@ -79,7 +79,7 @@ export function isGuardFailure(err: unknown): boolean {
  */
 export async function patchWithGuards<T extends KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   buildPatch: (current: T) => JsonPatch | undefined,
   options: GuardedPatchOptions = {},
@@ -93,7 +93,11 @@ export async function patchWithGuards<T extends KubeObject>(
     const patch = buildPatch(current);
     if (patch === undefined) return current;
     try {
-      return await client.patch<T>(type, namespace, name, 'json', patch, {
+      return await client.patch<T>(type, {
+        namespace,
+        name,
+        patchType: 'json',
+        body: patch,
         fieldManager: options.fieldManager,
         signal: options.signal,
       });

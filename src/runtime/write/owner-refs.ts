@@ -101,7 +101,7 @@ export function releasePatch(obj: KubeObject, owner: KubeObject): JsonPatch | un
  */
 export function adopt<T extends KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   owner: KubeObject,
   ownerType: ResourceType,
@@ -120,7 +120,7 @@ export function adopt<T extends KubeObject>(
  */
 export async function release<T extends KubeObject>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   owner: KubeObject,
   options: GuardedPatchOptions = {},

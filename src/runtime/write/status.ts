@@ -73,7 +73,7 @@ export function statusReplacePatch(obj: KubeObject, next: object): Array<Record<
  */
 export async function updateStatus<T extends ObjectWithStatus>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   computeStatus: (obj: T) => StatusOf<T>,
   options: StatusWriteOptions = {},
@@ -86,24 +86,21 @@ export async function updateStatus<T extends ObjectWithStatus>(
 /** Sends statusReplacePatch(obj, next) to the status subresource, in the client's low-priority lane. */
 export function patchWholeStatus<T extends ObjectWithStatus>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   next: object,
   options: StatusWriteOptions = {},
 ): Promise<T> {
-  return client.patch<T>(
-    type,
-    obj.metadata?.namespace,
-    obj.metadata?.name ?? '',
-    'json',
-    statusReplacePatch(obj, next),
-    {
-      subresource: 'status',
-      fieldManager: options.fieldManager,
-      signal: options.signal,
-      priority: 'low',
-    },
-  );
+  return client.patch<T>(type, {
+    namespace: obj.metadata?.namespace,
+    name: obj.metadata?.name ?? '',
+    patchType: 'json',
+    body: statusReplacePatch(obj, next),
+    subresource: 'status',
+    fieldManager: options.fieldManager,
+    signal: options.signal,
+    priority: 'low',
+  });
 }
 
 /**
@@ -114,7 +111,7 @@ export function patchWholeStatus<T extends ObjectWithStatus>(
  */
 export async function replaceStatus<T extends ObjectWithStatus>(
   client: KubeClient,
-  type: ResourceType,
+  type: ResourceType<T>,
   obj: T,
   computeStatus: (obj: T) => StatusOf<T>,
   options: StatusWriteOptions & { retry?: RetryOptions } = {},

@@ -65,14 +65,15 @@ describe('a backup that always fails', () => {
         if (pod.metadata?.labels?.['infra.basicoperator.dev/role'] !== 'backup') continue;
         if (pod.status?.phase !== 'Pending' || failed.has(name)) continue;
         await client
-          .patch<V1Pod>(
-            CoreTypes.Pod,
-            ns,
+          .patch<V1Pod>(CoreTypes.Pod, {
+            namespace: ns,
             name,
-            'merge',
-            { status: { phase: 'Failed', reason: 'CopyCrashed', message: 'cp: read error: I/O error' } },
-            { subresource: 'status' },
-          )
+            patchType: 'merge',
+            body: {
+              status: { phase: 'Failed', reason: 'CopyCrashed', message: 'cp: read error: I/O error' },
+            },
+            subresource: 'status',
+          })
           .then(() => failed.add(name))
           .catch(() => undefined);
       }
@@ -152,8 +153,13 @@ describe('a backup that always fails', () => {
     console.log(`  retried backup Failed again after ${Date.now() - started} ms`);
 
     // A person lets it go without a backup.
-    await client.patch(MACHINE, ns, 'doomed', 'merge', {
-      metadata: { annotations: { [SKIP_BACKUP_ANNOTATION]: 'true' } },
+    await client.patch(MACHINE, {
+      namespace: ns,
+      name: 'doomed',
+      patchType: 'merge',
+      body: {
+        metadata: { annotations: { [SKIP_BACKUP_ANNOTATION]: 'true' } },
+      },
     });
     await waitForGone(client, ns, 'doomed');
     const skipped = (await backups(client, ns)).find((b) => b.metadata.uid === retried.metadata.uid);

@@ -82,7 +82,12 @@ describe("another controller's finalizer on the same Machine", () => {
       }
     })();
     for (const policy of ['None', 'OnDelete', 'None', 'OnDelete', 'None', 'OnDelete'] as const) {
-      await client.patch(MACHINE, ns, 'shared', 'merge', { spec: { backup: { policy } } });
+      await client.patch(MACHINE, {
+        namespace: ns,
+        name: 'shared',
+        patchType: 'merge',
+        body: { spec: { backup: { policy } } },
+      });
       await waitForMachine(
         client,
         ns,

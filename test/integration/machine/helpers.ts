@@ -47,7 +47,12 @@ export async function releaseMachines(client: KubeClient, ns: string): Promise<v
   for (const m of list.items) {
     if (!m.metadata.finalizers?.length) continue;
     await client
-      .patch(MACHINE, ns, m.metadata.name ?? '', 'merge', { metadata: { finalizers: null } })
+      .patch(MACHINE, {
+        namespace: ns,
+        name: m.metadata.name ?? '',
+        patchType: 'merge',
+        body: { metadata: { finalizers: null } },
+      })
       .catch(() => undefined);
   }
 }

@@ -198,16 +198,15 @@ describe('Machine lifecycle with backups', () => {
   });
 
   it('reports Failed with the reason when the pod fails, and recreates a pod that disappears', async () => {
-    await client.patch(
-      CoreTypes.Pod,
-      ns,
-      'beta',
-      'merge',
-      {
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'beta',
+      patchType: 'merge',
+      body: {
         status: { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory.' },
       },
-      { subresource: 'status' },
-    );
+      subresource: 'status',
+    });
     const failed = await waitForMachine(client, ns, 'beta', 'Failed', (m) => m.status?.phase === 'Failed');
     assert.equal(failed.status?.ready, false);
     const ready = condition(failed, 'Ready');

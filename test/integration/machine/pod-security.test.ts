@@ -42,11 +42,16 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
       registerVolumeBackupJobsController(m, { deadlineMs: DEADLINE_MS, retryBackoffMs: 500 }),
     );
     ({ client, ns } = suite);
-    await client.patch<V1Namespace>(CoreTypes.Namespace, undefined, ns, 'merge', {
-      metadata: {
-        labels: {
-          'pod-security.kubernetes.io/enforce': 'restricted',
-          'pod-security.kubernetes.io/enforce-version': 'latest',
+    await client.patch<V1Namespace>(CoreTypes.Namespace, {
+      namespace: undefined,
+      name: ns,
+      patchType: 'merge',
+      body: {
+        metadata: {
+          labels: {
+            'pod-security.kubernetes.io/enforce': 'restricted',
+            'pod-security.kubernetes.io/enforce-version': 'latest',
+          },
         },
       },
     });

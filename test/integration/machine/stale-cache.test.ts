@@ -12,7 +12,7 @@ import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { isBeingDeleted, type KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
-import { MemoryEventRecorder } from '../../../src/runtime/events/memory-recorder.ts';
+import { eventsFor, MemoryEventRecorder } from '../../../src/runtime/events/index.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { testClient } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
@@ -38,7 +38,7 @@ describe('Stopped with a stale Job cache', () => {
     await deleteNamespace(client, ns);
   });
 
-  function informer<T extends KubeObject>(type: ResourceType, started: boolean): Informer<T> {
+  function informer<T extends KubeObject>(type: ResourceType<T>, started: boolean): Informer<T> {
     const inf = new Informer<T>(client, type, { namespaces: [ns] }, testLogger());
     if (started) inf.start(stop.signal);
     return inf;
@@ -101,7 +101,7 @@ describe('Stopped with a stale Job cache', () => {
       claims,
       jobs: staleJobs,
       backups,
-      events: new MemoryEventRecorder(),
+      events: eventsFor(new MemoryEventRecorder(), 'machine', MACHINE),
       copyImage: 'busybox:1.36',
       restoreDeadlineSeconds: 3600,
     });

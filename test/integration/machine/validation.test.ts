@@ -114,8 +114,13 @@ describe('bad input', () => {
       machine(ns, 'fixed', { volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }] }),
     );
     try {
-      await client.patch(MACHINE, ns, 'fixed', 'merge', {
-        spec: { volumes: [{ name: 'data', size: '2Gi', mountPath: '/data' }] },
+      await client.patch(MACHINE, {
+        namespace: ns,
+        name: 'fixed',
+        patchType: 'merge',
+        body: {
+          spec: { volumes: [{ name: 'data', size: '2Gi', mountPath: '/data' }] },
+        },
       });
       assert.fail('the API server accepted a volume change');
     } catch (err) {

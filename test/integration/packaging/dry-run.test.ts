@@ -49,11 +49,16 @@ describe('install manifests against the API server', () => {
     cluster = await testCluster();
     ns = await createNamespace(client, 'packaging');
     // The namespace enforces what config/default's namespace enforces, and warns about workloads too.
-    await client.patch(CoreTypes.Namespace, undefined, ns, 'merge', {
-      metadata: {
-        labels: {
-          'pod-security.kubernetes.io/enforce': 'restricted',
-          'pod-security.kubernetes.io/warn': 'restricted',
+    await client.patch(CoreTypes.Namespace, {
+      namespace: undefined,
+      name: ns,
+      patchType: 'merge',
+      body: {
+        metadata: {
+          labels: {
+            'pod-security.kubernetes.io/enforce': 'restricted',
+            'pod-security.kubernetes.io/warn': 'restricted',
+          },
         },
       },
     });

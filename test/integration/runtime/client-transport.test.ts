@@ -99,7 +99,12 @@ describe('KubeClient transport', () => {
     await client.create(CoreTypes.ConfigMap, cm);
     const read = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'cm');
     assert.equal(read.data?.big, big);
-    await client.patch(CoreTypes.ConfigMap, ns, 'cm', 'merge', { data: { small: 'y' } });
+    await client.patch(CoreTypes.ConfigMap, {
+      namespace: ns,
+      name: 'cm',
+      patchType: 'merge',
+      body: { data: { small: 'y' } },
+    });
     const listed = await client.list<V1ConfigMap>(CoreTypes.ConfigMap, {
       namespace: ns,
       labelSelector: 'test=transport',

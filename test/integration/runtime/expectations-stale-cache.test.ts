@@ -146,8 +146,13 @@ async function fanOut(
     for (let i = 0; i * TOUCH_EVERY_MS < TOUCH_FOR_MS; i++) {
       await Promise.all(
         PARENTS.map((name) =>
-          client.patch(CoreTypes.ConfigMap, ns, name, 'merge', {
-            metadata: { annotations: { touch: String(i) } },
+          client.patch(CoreTypes.ConfigMap, {
+            namespace: ns,
+            name,
+            patchType: 'merge',
+            body: {
+              metadata: { annotations: { touch: String(i) } },
+            },
           }),
         ),
       );

@@ -59,7 +59,7 @@ class GatedClient extends KubeClient {
   }
 
   override async get<T extends KubeObject>(
-    type: ResourceType,
+    type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     signal?: AbortSignal,

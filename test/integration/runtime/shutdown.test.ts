@@ -56,8 +56,13 @@ describe('graceful shutdown of an operator process', () => {
     p.kill('SIGTERM');
     await p.waitForLog('the signal', (l) => l.message === 'received signal');
     // An event after the signal must not start a reconcile either.
-    await client.patch(CoreTypes.ConfigMap, ns, 'slow-1', 'merge', {
-      metadata: { annotations: { touched: 'after-sigterm' } },
+    await client.patch(CoreTypes.ConfigMap, {
+      namespace: ns,
+      name: 'slow-1',
+      patchType: 'merge',
+      body: {
+        metadata: { annotations: { touched: 'after-sigterm' } },
+      },
     });
     const exit = await p.exitWithin(20_000);
     const exitedAfterMs = Date.now() - terminatedAt;

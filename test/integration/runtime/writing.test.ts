@@ -7,9 +7,9 @@ import {
   type BasicReplicaSetStatus,
 } from '../../../src/apis/index.ts';
 import { ApiError, isInvalid, isPatchTestFailed } from '../../../src/runtime/client/errors.ts';
-import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { KubeClient, type PatchRequest } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
-import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { ApiEventRecorder, type EventsV1Event } from '../../../src/runtime/events/index.ts';
 import {
   addFinalizer,
@@ -57,10 +57,10 @@ class CountingClient extends KubeClient {
   maxInARow = 0;
   #inARow = 0;
 
-  override async patch<T extends KubeObject>(...args: Parameters<KubeClient['patch']>): Promise<T> {
+  override async patch<T extends KubeObject>(type: ResourceType<T>, request: PatchRequest): Promise<T> {
     this.patches++;
     try {
-      const result = await super.patch<T>(...args);
+      const result = await super.patch(type, request);
       this.#inARow = 0;
       return result;
     } catch (err) {
@@ -100,8 +100,13 @@ describe('write helpers against the API server', () => {
     // A leftover finalizer would hold the namespace in Terminating.
     const left = await client.list<V1ConfigMap>(CoreTypes.ConfigMap, { namespace: ns });
     for (const cm of left.items.filter((c) => c.metadata?.finalizers?.length)) {
-      await client.patch(CoreTypes.ConfigMap, ns, cm.metadata!.name!, 'merge', {
-        metadata: { finalizers: null },
+      await client.patch(CoreTypes.ConfigMap, {
+        namespace: ns,
+        name: cm.metadata!.name!,
+        patchType: 'merge',
+        body: {
+          metadata: { finalizers: null },
+        },
       });
     }
     await deleteNamespace(client, ns);
@@ -261,7 +266,13 @@ describe('write helpers against the API server', () => {
     const regarding = await client.create(CoreTypes.ConfigMap, configMap(ns, 'evented'));
     const recorder = new ApiEventRecorder({ client, reportingInstance: 'writing-test', log: testLogger() });
     for (let i = 0; i < 20; i++) {
-      recorder.event(regarding, 'Normal', 'TestRepeated', 'Testing', 'the same thing happened again');
+      recorder.record({
+        regarding,
+        type: 'Normal',
+        reason: 'TestRepeated',
+        action: 'Testing',
+        note: 'the same thing happened again',
+      });
     }
     await recorder.drain();
     const events = await client.list<EventsV1Event>(CoreTypes.Event, { namespace: ns });
@@ -290,8 +301,13 @@ describe('write helpers against the API server', () => {
     // A stale copy: another writer changed the ownerReferences after we read it.
     const stale = await client.get<V1ConfigMap>(CoreTypes.ConfigMap, ns, 'orphan');
     const reference = { ...controllerReference(other, CoreTypes.ConfigMap), controller: false };
-    await client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'merge', {
-      metadata: { ownerReferences: [reference] },
+    await client.patch(CoreTypes.ConfigMap, {
+      namespace: ns,
+      name: 'orphan',
+      patchType: 'merge',
+      body: {
+        metadata: { ownerReferences: [reference] },
+      },
     });
     const failed = await rejection(adopt(client, CoreTypes.ConfigMap, stale, owner, CoreTypes.ConfigMap));
     t.diagnostic(
@@ -309,7 +325,12 @@ describe('write helpers against the API server', () => {
 
     // With the list present: the whole-list test fails when the list changed meanwhile.
     const staleWithList = unchanged;
-    await client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'merge', { metadata: { ownerReferences: null } });
+    await client.patch(CoreTypes.ConfigMap, {
+      namespace: ns,
+      name: 'orphan',
+      patchType: 'merge',
+      body: { metadata: { ownerReferences: null } },
+    });
     const failedList = await rejection(
       adopt(client, CoreTypes.ConfigMap, staleWithList, owner, CoreTypes.ConfigMap),
     );
@@ -317,9 +338,12 @@ describe('write helpers against the API server', () => {
 
     // A 422 for another reason (the patched object fails validation) is not a failed test.
     const invalid = await rejection(
-      client.patch(CoreTypes.ConfigMap, ns, 'orphan', 'json', [
-        { op: 'add', path: '/metadata/labels/bad', value: 'not a valid label value!' },
-      ]),
+      client.patch(CoreTypes.ConfigMap, {
+        namespace: ns,
+        name: 'orphan',
+        patchType: 'json',
+        body: [{ op: 'add', path: '/metadata/labels/bad', value: 'not a valid label value!' }],
+      }),
     );
     assert.ok(isInvalid(invalid));
     assert.equal(isPatchTestFailed(invalid), false, `validation error: ${invalid.message}`);

@@ -83,9 +83,12 @@ describe('BasicDeployment controller', () => {
       .reduce((n, v) => n + v.value, 0);
   };
   const setImage = (name: string, image: string) =>
-    client.patch(BASIC_DEPLOYMENT, ns, name, 'json', [
-      { op: 'replace', path: '/spec/template/spec/containers/0/image', value: image },
-    ]);
+    client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name,
+      patchType: 'json',
+      body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: image }],
+    });
 
   it('creates, scales up and down, replaces a deleted pod, and is garbage-collected on delete', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'web'));
@@ -116,7 +119,12 @@ describe('BasicDeployment controller', () => {
       'bd/web',
       '--timeout=30s',
     ]);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'web', 'merge', { spec: { replicas: 2 } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'web',
+      patchType: 'merge',
+      body: { spec: { replicas: 2 } },
+    });
     await ready('web', 2);
 
     const [victim] = await livePods('web');
@@ -278,8 +286,13 @@ describe('BasicDeployment controller', () => {
     );
     // The deployment's current set stops matching its selector: it is released (the deployment then
     // makes a new set for its template).
-    await client.patch(BASIC_REPLICA_SET, ns, own!.metadata.name!, 'merge', {
-      metadata: { labels: { app: 'released' } },
+    await client.patch(BASIC_REPLICA_SET, {
+      namespace: ns,
+      name: own!.metadata.name!,
+      patchType: 'merge',
+      body: {
+        metadata: { labels: { app: 'released' } },
+      },
     });
     await waitFor(
       'the set to be released',
@@ -324,11 +337,16 @@ describe('BasicDeployment controller', () => {
     await setImage('hist-paused', 'registry.k8s.io/pause:3.9');
     await ready('hist-paused', 1);
     assert.equal((await sets('hist-paused')).length, 2);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', {
-      spec: {
-        paused: true,
-        revisionHistoryLimit: 0,
-        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.8' }] } },
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'hist-paused',
+      patchType: 'merge',
+      body: {
+        spec: {
+          paused: true,
+          revisionHistoryLimit: 0,
+          template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.8' }] } },
+        },
       },
     });
     const [left] = await waitFor('the old set at 0 replicas to be deleted', async () => {
@@ -340,16 +358,31 @@ describe('BasicDeployment controller', () => {
       'registry.k8s.io/pause:3.9',
       'the running set stays',
     );
-    await client.patch(BASIC_DEPLOYMENT, ns, 'hist-paused', 'merge', { spec: { paused: false } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'hist-paused',
+      patchType: 'merge',
+      body: { spec: { paused: false } },
+    });
     await ready('hist-paused', 1);
   });
 
   it('pauses: template changes wait, scaling still applies', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'pause', { replicas: 2 }));
     await ready('pause', 2);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { paused: true } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'pause',
+      patchType: 'merge',
+      body: { spec: { paused: true } },
+    });
     await setImage('pause', 'registry.k8s.io/pause:3.9');
-    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { replicas: 3 } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'pause',
+      patchType: 'merge',
+      body: { spec: { replicas: 3 } },
+    });
     await waitFor('scaling while paused', async () => (await livePods('pause')).length === 3);
     // The status of the generation that only set `paused` is also DeploymentPaused (and ready, as
     // its template was fully rolled out): wait for the status of the latest generation.
@@ -365,7 +398,12 @@ describe('BasicDeployment controller', () => {
     );
     assert.equal(paused.status?.ready, false);
     assert.equal((await sets('pause')).length, 1, 'no new set while paused');
-    await client.patch(BASIC_DEPLOYMENT, ns, 'pause', 'merge', { spec: { paused: false } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'pause',
+      patchType: 'merge',
+      body: { spec: { paused: false } },
+    });
     await ready('pause', 3);
     assert.ok(
       (await livePods('pause')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
@@ -406,13 +444,23 @@ describe('BasicDeployment controller', () => {
       'revision 1 on the deployment',
       async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '1',
     );
-    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', { spec: { minReadySeconds: 2 } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'insync',
+      patchType: 'merge',
+      body: { spec: { minReadySeconds: 2 } },
+    });
     await waitFor(
       'the set to take minReadySeconds 2',
       async () => (await sets('insync'))[0]?.spec.minReadySeconds === 2,
     );
-    await client.patch(BASIC_DEPLOYMENT, ns, 'insync', 'merge', {
-      metadata: { annotations: { team: 'payments' } },
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'insync',
+      patchType: 'merge',
+      body: {
+        metadata: { annotations: { team: 'payments' } },
+      },
     });
     await waitFor(
       'the set to carry the annotation',
@@ -433,10 +481,15 @@ describe('BasicDeployment controller', () => {
       deployment(ns, 'idle', { replicas: 1, progressDeadlineSeconds: 5 }),
     );
     await ready('idle', 1);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', {
-      spec: {
-        paused: true,
-        template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] } },
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'idle',
+      patchType: 'merge',
+      body: {
+        spec: {
+          paused: true,
+          template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] } },
+        },
       },
     });
     const paused = await waitFor('the paused status of the latest generation', async () => {
@@ -456,7 +509,12 @@ describe('BasicDeployment controller', () => {
     t.diagnostic(`reconciles in the 10 s after the deadline, while paused: ${spent}`);
     assert.ok(spent < 30, `at most a few reconciles in 10 s past the deadline while paused, saw ${spent}`);
     assert.equal((await sets('idle')).length, 1, 'no new set while paused');
-    await client.patch(BASIC_DEPLOYMENT, ns, 'idle', 'merge', { spec: { paused: false } });
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'idle',
+      patchType: 'merge',
+      body: { spec: { paused: false } },
+    });
     await ready('idle', 1);
   });
 
@@ -472,8 +530,13 @@ describe('BasicDeployment controller', () => {
       }),
     );
     await ready('unready', 1);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'unready', 'merge', {
-      spec: { template: { metadata: { annotations: { [NEVER_READY_ANNOTATION]: 'true' } } } },
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'unready',
+      patchType: 'merge',
+      body: {
+        spec: { template: { metadata: { annotations: { [NEVER_READY_ANNOTATION]: 'true' } } } },
+      },
     });
     await waitFor('the new set to run its pod', async () => {
       const all = await sets('unready');
@@ -493,7 +556,12 @@ describe('BasicDeployment controller', () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'mrs', { replicas: 3 }));
     await ready('mrs', 3);
     for (const minReadySeconds of [2, 0, 2]) {
-      await client.patch(BASIC_DEPLOYMENT, ns, 'mrs', 'merge', { spec: { minReadySeconds } });
+      await client.patch(BASIC_DEPLOYMENT, {
+        namespace: ns,
+        name: 'mrs',
+        patchType: 'merge',
+        body: { spec: { minReadySeconds } },
+      });
     }
     await waitFor('the set to follow minReadySeconds and the rollout to be complete', async () => {
       const d = await get('mrs');
@@ -534,9 +602,12 @@ describe('BasicDeployment controller', () => {
     });
     assert.equal(failed.reason, 'FailedCreate');
     assert.match(failed.message, /70000|containerPort/);
-    await client.patch(BASIC_DEPLOYMENT, ns, 'refused', 'json', [
-      { op: 'remove', path: '/spec/template/spec/containers/0/ports' },
-    ]);
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'refused',
+      patchType: 'json',
+      body: [{ op: 'remove', path: '/spec/template/spec/containers/0/ports' }],
+    });
     await ready('refused', 1);
     await waitFor(
       'ReplicaFailure to be removed',
@@ -603,10 +674,15 @@ describe('BasicDeployment controller', () => {
     it('the selector is immutable', async () => {
       await client.create(BASIC_DEPLOYMENT, deployment(ns, 'immutable', { replicas: 0 }));
       await assert.rejects(
-        client.patch(BASIC_DEPLOYMENT, ns, 'immutable', 'merge', {
-          spec: {
-            selector: { matchLabels: { app: 'immutable', x: 'y' } },
-            template: { metadata: { labels: { app: 'immutable', x: 'y' } } },
+        client.patch(BASIC_DEPLOYMENT, {
+          namespace: ns,
+          name: 'immutable',
+          patchType: 'merge',
+          body: {
+            spec: {
+              selector: { matchLabels: { app: 'immutable', x: 'y' } },
+              template: { metadata: { labels: { app: 'immutable', x: 'y' } } },
+            },
           },
         }),
         /immutable/i,

@@ -128,16 +128,20 @@ describe('BasicReplicaSet controller', () => {
       assert.equal(pod.metadata?.ownerReferences?.[0]?.controller, true);
     }
 
-    await client.patch(
-      BASIC_REPLICA_SET,
-      ns,
-      'web',
-      'merge',
-      { spec: { replicas: 6 } },
-      { subresource: 'scale' },
-    );
+    await client.patch(BASIC_REPLICA_SET, {
+      namespace: ns,
+      name: 'web',
+      patchType: 'merge',
+      body: { spec: { replicas: 6 } },
+      subresource: 'scale',
+    });
     await settled('web', 6);
-    await client.patch(BASIC_REPLICA_SET, ns, 'web', 'merge', { spec: { replicas: 2 } });
+    await client.patch(BASIC_REPLICA_SET, {
+      namespace: ns,
+      name: 'web',
+      patchType: 'merge',
+      body: { spec: { replicas: 2 } },
+    });
     await settled('web', 2);
 
     const [victim] = await pods('web');
@@ -166,7 +170,12 @@ describe('BasicReplicaSet controller', () => {
     assert.equal(orphan.metadata?.ownerReferences?.[0]?.name, 'adopt', 'the orphan was adopted');
     assert.deepEqual(orphan.metadata?.labels, { app: 'adopt', [REPLICA_SET_POD_LABEL]: 'true' });
 
-    await client.patch(CoreTypes.Pod, ns, 'orphan', 'merge', { metadata: { labels: { app: 'other' } } });
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'orphan',
+      patchType: 'merge',
+      body: { metadata: { labels: { app: 'other' } } },
+    });
     const released = await waitFor('the pod to be released', async () => {
       const pod = await client.get<V1Pod>(CoreTypes.Pod, ns, 'orphan');
       return (pod.metadata?.ownerReferences ?? []).length === 0 ? pod : undefined;
@@ -209,7 +218,12 @@ describe('BasicReplicaSet controller', () => {
       );
       return isReady(a!) && isReady(b!);
     });
-    await client.patch(CoreTypes.Pod, ns, 'keeper', 'merge', { metadata: { labels: { app: 'orphans' } } });
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'keeper',
+      patchType: 'merge',
+      body: { metadata: { labels: { app: 'orphans' } } },
+    });
     const adopted = await waitFor(
       'the matching orphan to be adopted',
       async () => {
@@ -242,9 +256,12 @@ describe('BasicReplicaSet controller', () => {
     const name = pod!.metadata!.name!;
     // Without the marker the pod leaves the controller's pod cache (it is the same when upgrading
     // from a version that did not set it); a set that did not look for it would create a fourth pod.
-    await client.patch(CoreTypes.Pod, ns, name, 'json', [
-      { op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` },
-    ]);
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name,
+      patchType: 'json',
+      body: [{ op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` }],
+    });
     await waitFor('the marker to be back', async () => {
       const p = await client.get<V1Pod>(CoreTypes.Pod, ns, name);
       return p.metadata?.labels?.[REPLICA_SET_POD_LABEL] === 'true';
@@ -263,14 +280,22 @@ describe('BasicReplicaSet controller', () => {
     await settled('readopt', 2);
     const [pod] = await pods('readopt');
     const name = pod!.metadata!.name!;
-    await client.patch(CoreTypes.Pod, ns, name, 'json', [
-      { op: 'remove', path: '/metadata/ownerReferences' },
-    ]);
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name,
+      patchType: 'json',
+      body: [{ op: 'remove', path: '/metadata/ownerReferences' }],
+    });
     await waitFor('the pod to be adopted again', async () => {
       const p = await client.get<V1Pod>(CoreTypes.Pod, ns, name);
       return p.metadata?.ownerReferences?.some((r) => r.controller && r.name === 'readopt') ? p : undefined;
     });
-    await client.patch(BASIC_REPLICA_SET, ns, 'readopt', 'merge', { spec: { replicas: 3 } });
+    await client.patch(BASIC_REPLICA_SET, {
+      namespace: ns,
+      name: 'readopt',
+      patchType: 'merge',
+      body: { spec: { replicas: 3 } },
+    });
     await waitFor('the set to scale to 3 right after', async () => (await pods('readopt')).length === 3, {
       timeoutMs: 20_000,
     });
@@ -284,11 +309,21 @@ describe('BasicReplicaSet controller', () => {
     const held = await pods('term');
     try {
       for (const pod of held) {
-        await client.patch(CoreTypes.Pod, ns, pod.metadata!.name!, 'merge', {
-          metadata: { finalizers: [HOLD] },
+        await client.patch(CoreTypes.Pod, {
+          namespace: ns,
+          name: pod.metadata!.name!,
+          patchType: 'merge',
+          body: {
+            metadata: { finalizers: [HOLD] },
+          },
         });
       }
-      await client.patch(BASIC_REPLICA_SET, ns, 'term', 'merge', { spec: { replicas: 1 } });
+      await client.patch(BASIC_REPLICA_SET, {
+        namespace: ns,
+        name: 'term',
+        patchType: 'merge',
+        body: { spec: { replicas: 1 } },
+      });
       const s = await waitFor('two pods terminating and the set counting one active pod', async () => {
         const all = (await client.list<V1Pod>(CoreTypes.Pod, { namespace: ns, labelSelector: 'app=term' }))
           .items;
@@ -306,7 +341,12 @@ describe('BasicReplicaSet controller', () => {
     } finally {
       for (const pod of held) {
         await client
-          .patch(CoreTypes.Pod, ns, pod.metadata!.name!, 'merge', { metadata: { finalizers: null } })
+          .patch(CoreTypes.Pod, {
+            namespace: ns,
+            name: pod.metadata!.name!,
+            patchType: 'merge',
+            body: { metadata: { finalizers: null } },
+          })
           .catch((err: unknown) => {
             if (!isNotFound(err)) throw err;
           });
@@ -460,7 +500,12 @@ describe('pods in a namespace being deleted', () => {
       assert.equal(isNamespaceTerminating(new Error('forbidden')), false);
     } finally {
       await client
-        .patch(CoreTypes.ConfigMap, ns, 'hold', 'merge', { metadata: { finalizers: null } })
+        .patch(CoreTypes.ConfigMap, {
+          namespace: ns,
+          name: 'hold',
+          patchType: 'merge',
+          body: { metadata: { finalizers: null } },
+        })
         .catch(() => undefined);
     }
   });

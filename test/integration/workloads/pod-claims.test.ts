@@ -25,7 +25,12 @@ describe('claiming pods for a BasicReplicaSet', () => {
     spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
   });
   const touch = (name: string) =>
-    client.patch(CoreTypes.Pod, ns, name, 'merge', { metadata: { annotations: { touched: 'yes' } } });
+    client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name,
+      patchType: 'merge',
+      body: { metadata: { annotations: { touched: 'yes' } } },
+    });
 
   before(async () => {
     await installCrds();
@@ -65,11 +70,22 @@ describe('claiming pods for a BasicReplicaSet', () => {
       kind: 'ConfigMap',
       metadata: { name: 'owner', namespace: ns },
     });
-    await client.patch(CoreTypes.Pod, ns, 'taken', 'merge', {
-      metadata: {
-        ownerReferences: [
-          { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: other.metadata?.uid, controller: true },
-        ],
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'taken',
+      patchType: 'merge',
+      body: {
+        metadata: {
+          ownerReferences: [
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: 'owner',
+              uid: other.metadata?.uid,
+              controller: true,
+            },
+          ],
+        },
       },
     });
     assert.equal(await adoptPod(client, stale, rs), undefined);
@@ -81,7 +97,12 @@ describe('claiming pods for a BasicReplicaSet', () => {
 
   it('does not adopt a pod whose labels stopped matching meanwhile', async () => {
     const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('moved', { app: 'web' }));
-    await client.patch(CoreTypes.Pod, ns, 'moved', 'merge', { metadata: { labels: { app: 'elsewhere' } } });
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'moved',
+      patchType: 'merge',
+      body: { metadata: { labels: { app: 'elsewhere' } } },
+    });
     assert.equal(await adoptPod(client, stale, rs), undefined);
     const now = await client.get<V1Pod>(CoreTypes.Pod, ns, 'moved');
     assert.equal(now.metadata?.ownerReferences, undefined);
@@ -91,9 +112,12 @@ describe('claiming pods for a BasicReplicaSet', () => {
     const created = await client.create<V1Pod>(CoreTypes.Pod, pod('unmarked', { app: 'web' }));
     const adopted = await adoptPod(client, created, rs);
     assert.ok(adopted);
-    await client.patch(CoreTypes.Pod, ns, 'unmarked', 'json', [
-      { op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` },
-    ]);
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'unmarked',
+      patchType: 'json',
+      body: [{ op: 'remove', path: `/metadata/labels/${REPLICA_SET_POD_LABEL.replace('/', '~1')}` }],
+    });
     const stale = await client.get<V1Pod>(CoreTypes.Pod, ns, 'unmarked');
     await touch('unmarked');
     const marked = await markPod(client, stale, rs);

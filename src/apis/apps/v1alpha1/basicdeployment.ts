@@ -1,10 +1,11 @@
 // BasicDeployment: rolls a pod template out through BasicReplicaSets.
 import type { V1LabelSelector, V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
 import { APPS_API_VERSION, APPS_GROUP, APPS_VERSION } from './group.ts';
 import type { IntOrString, PodTemplate } from './workload.ts';
 
-export const BASIC_DEPLOYMENT = {
+const basicDeploymentResource = {
   group: APPS_GROUP,
   version: APPS_VERSION,
   apiVersion: APPS_API_VERSION,
@@ -15,6 +16,7 @@ export const BASIC_DEPLOYMENT = {
   shortNames: ['bdeploy', 'bd'],
   namespaced: true,
 } as const satisfies ApiResource;
+export const BASIC_DEPLOYMENT = resourceOf<BasicDeployment>()(basicDeploymentResource);
 
 export type DeploymentStrategyType = 'RollingUpdate' | 'Recreate';
 
@@ -74,16 +76,16 @@ export interface BasicDeploymentStatus {
 }
 
 export interface BasicDeployment {
-  apiVersion: typeof BASIC_DEPLOYMENT.apiVersion;
-  kind: typeof BASIC_DEPLOYMENT.kind;
+  apiVersion: typeof basicDeploymentResource.apiVersion;
+  kind: typeof basicDeploymentResource.kind;
   metadata: V1ObjectMeta;
   spec: BasicDeploymentSpec;
   status?: BasicDeploymentStatus;
 }
 
 export interface BasicDeploymentList {
-  apiVersion: typeof BASIC_DEPLOYMENT.apiVersion;
-  kind: typeof BASIC_DEPLOYMENT.listKind;
+  apiVersion: typeof basicDeploymentResource.apiVersion;
+  kind: typeof basicDeploymentResource.listKind;
   metadata: V1ListMeta;
   items: BasicDeployment[];
 }

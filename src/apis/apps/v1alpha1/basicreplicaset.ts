@@ -1,10 +1,11 @@
 // BasicReplicaSet: keeps a number of pods of one template running.
 import type { V1LabelSelector, V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
 import { APPS_API_VERSION, APPS_GROUP, APPS_VERSION } from './group.ts';
 import type { PodTemplate } from './workload.ts';
 
-export const BASIC_REPLICA_SET = {
+const basicReplicaSetResource = {
   group: APPS_GROUP,
   version: APPS_VERSION,
   apiVersion: APPS_API_VERSION,
@@ -15,6 +16,7 @@ export const BASIC_REPLICA_SET = {
   shortNames: ['brs'],
   namespaced: true,
 } as const satisfies ApiResource;
+export const BASIC_REPLICA_SET = resourceOf<BasicReplicaSet>()(basicReplicaSetResource);
 
 export interface BasicReplicaSetSpec {
   /** Default 1. */
@@ -44,16 +46,16 @@ export interface BasicReplicaSetStatus {
 }
 
 export interface BasicReplicaSet {
-  apiVersion: typeof BASIC_REPLICA_SET.apiVersion;
-  kind: typeof BASIC_REPLICA_SET.kind;
+  apiVersion: typeof basicReplicaSetResource.apiVersion;
+  kind: typeof basicReplicaSetResource.kind;
   metadata: V1ObjectMeta;
   spec: BasicReplicaSetSpec;
   status?: BasicReplicaSetStatus;
 }
 
 export interface BasicReplicaSetList {
-  apiVersion: typeof BASIC_REPLICA_SET.apiVersion;
-  kind: typeof BASIC_REPLICA_SET.listKind;
+  apiVersion: typeof basicReplicaSetResource.apiVersion;
+  kind: typeof basicReplicaSetResource.listKind;
   metadata: V1ListMeta;
   items: BasicReplicaSet[];
 }

@@ -1,9 +1,10 @@
 // Machine: one Pod plus one PersistentVolumeClaim per volume.
 import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 
-export const MACHINE = {
+const machineResource = {
   group: INFRA_GROUP,
   version: INFRA_VERSION,
   apiVersion: INFRA_API_VERSION,
@@ -14,6 +15,7 @@ export const MACHINE = {
   shortNames: [],
   namespaced: true,
 } as const satisfies ApiResource;
+export const MACHINE = resourceOf<Machine>()(machineResource);
 
 export type BackupPolicy = 'OnDelete' | 'None';
 
@@ -77,16 +79,16 @@ export interface MachineStatus {
 }
 
 export interface Machine {
-  apiVersion: typeof MACHINE.apiVersion;
-  kind: typeof MACHINE.kind;
+  apiVersion: typeof machineResource.apiVersion;
+  kind: typeof machineResource.kind;
   metadata: V1ObjectMeta;
   spec: MachineSpec;
   status?: MachineStatus;
 }
 
 export interface MachineList {
-  apiVersion: typeof MACHINE.apiVersion;
-  kind: typeof MACHINE.listKind;
+  apiVersion: typeof machineResource.apiVersion;
+  kind: typeof machineResource.listKind;
   metadata: V1ListMeta;
   items: Machine[];
 }

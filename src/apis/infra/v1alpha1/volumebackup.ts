@@ -1,9 +1,10 @@
 // VolumeBackup: copies of a deleted Machine's volumes. Not owned by the Machine, so it outlives it.
 import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
+import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 
-export const VOLUME_BACKUP = {
+const volumeBackupResource = {
   group: INFRA_GROUP,
   version: INFRA_VERSION,
   apiVersion: INFRA_API_VERSION,
@@ -14,6 +15,7 @@ export const VOLUME_BACKUP = {
   shortNames: ['vb'],
   namespaced: true,
 } as const satisfies ApiResource;
+export const VOLUME_BACKUP = resourceOf<VolumeBackup>()(volumeBackupResource);
 
 export interface BackupSourceVolume {
   /** The volume's name in the Machine. */
@@ -50,16 +52,16 @@ export interface VolumeBackupStatus {
 }
 
 export interface VolumeBackup {
-  apiVersion: typeof VOLUME_BACKUP.apiVersion;
-  kind: typeof VOLUME_BACKUP.kind;
+  apiVersion: typeof volumeBackupResource.apiVersion;
+  kind: typeof volumeBackupResource.kind;
   metadata: V1ObjectMeta;
   spec: VolumeBackupSpec;
   status?: VolumeBackupStatus;
 }
 
 export interface VolumeBackupList {
-  apiVersion: typeof VOLUME_BACKUP.apiVersion;
-  kind: typeof VOLUME_BACKUP.listKind;
+  apiVersion: typeof volumeBackupResource.apiVersion;
+  kind: typeof volumeBackupResource.listKind;
   metadata: V1ListMeta;
   items: VolumeBackup[];
 }

@@ -13,9 +13,8 @@ import {
   type Predicate,
 } from '../../runtime/controller/predicates.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
-import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
-import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { deploymentsForOrphan } from './claim.ts';
+import { ProgressReason } from './logic/progress.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
@@ -27,25 +26,30 @@ export const CONTROLLER_NAME = 'basicdeployment';
 const orphanChanged: Predicate = { ...any(labelsChanged, controllerChanged), delete: () => false };
 
 /**
- * BasicDeployment counts are read by people and dashboards, never by another controller, so their
- * progress-only updates are spaced wider than the sets' (whose availability drives rollouts).
+ * Counts whose rise alone is progress. BasicDeployment counts are read by people and dashboards,
+ * never by another controller, so their progress-only updates are spaced wider than the sets'
+ * (whose availability drives rollouts).
  */
-const DEPLOYMENT_PROGRESS_INTERVAL_MS = 5000;
+const PROGRESS_COUNTS = ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas'] as const;
+const PROGRESS_INTERVAL_MS = 5000;
+/** Progressing=True reasons of a rollout still under way: moving between them is progress too. */
+const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([
+  ProgressReason.NewReplicaSetCreated,
+  ProgressReason.FoundNewReplicaSet,
+  ProgressReason.ReplicaSetUpdated,
+]);
 
 /** BasicDeployment: creates, scales and deletes BasicReplicaSets only; never touches a Pod. */
 export function registerBasicDeploymentController(manager: Manager): void {
   const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
-  const status = createStatusWriter({
-    client: manager.client,
-    type: BASIC_DEPLOYMENT,
-    cache: deployments,
-    log: manager.log.child({ controller: CONTROLLER_NAME }),
-  });
-  const controller = manager
+  manager
     .controller(CONTROLLER_NAME)
     // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).
     .for(BASIC_DEPLOYMENT, any(generationChanged, annotationsChanged))
+    .status({
+      progress: { counts: PROGRESS_COUNTS, reasons: IN_PROGRESS_REASONS, intervalMs: PROGRESS_INTERVAL_MS },
+    })
     .owns(BASIC_REPLICA_SET)
     // Orphan sets wake the deployments that may adopt them (upstream getDeploymentsForReplicaSet).
     .watches<BasicReplicaSet>(
@@ -63,9 +67,6 @@ export function registerBasicDeploymentController(manager: Manager): void {
         deployments,
         sets,
         events: manager.eventsFor(CONTROLLER_NAME, BASIC_DEPLOYMENT),
-        debouncer: new StatusDebouncer(DEPLOYMENT_PROGRESS_INTERVAL_MS),
-        statusWriter: status.writer,
       }),
     );
-  status.attach(controller);
 }

@@ -14,13 +14,10 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
-import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
-import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
 import { claimSets, selectsAnything } from './claim.ts';
-import { CollisionCounts } from './collision-count.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
 import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
-import { ProgressReason, progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
+import { progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
 import { recordedReplicaValues } from './logic/replica-counts.ts';
@@ -44,33 +41,21 @@ export interface BasicDeploymentDeps {
   deployments: Informer<BasicDeployment>;
   sets: Informer<BasicReplicaSet>;
   events: ObjectEventRecorder<BasicDeployment>;
-  debouncer: StatusDebouncer;
-  statusWriter: BackgroundStatusWriter<BasicDeployment>;
 }
-
-/** Counts whose rise alone is progress worth reporting at most once a second. */
-const PROGRESS_COUNTS = ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas'] as const;
-/** Progressing=True reasons of a rollout still under way: moving between them is progress too. */
-const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([
-  ProgressReason.NewReplicaSetCreated,
-  ProgressReason.FoundNewReplicaSet,
-  ProgressReason.ReplicaSetUpdated,
-]);
 
 /**
  * Rolls a BasicDeployment out through BasicReplicaSets (upstream's deployment controller): one set
  * per template, rolling or recreate updates, proportional scaling, history and rollback. It reads
  * only BasicReplicaSets and their status: it has no pod client at all.
  */
-export class BasicDeploymentReconciler implements Reconciler {
+export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   private readonly deps: BasicDeploymentDeps;
-  private readonly collisions = new CollisionCounts();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+  async reconcile(request: Request, ctx: ReconcileContext<BasicDeployment>): Promise<Result | undefined> {
     try {
       return await this.sync(request, ctx);
     } catch (err) {
@@ -83,12 +68,9 @@ export class BasicDeploymentReconciler implements Reconciler {
     }
   }
 
-  private async sync(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+  private async sync(request: Request, ctx: ReconcileContext<BasicDeployment>): Promise<Result | undefined> {
     const d = this.deps.deployments.get(request.namespace, request.name);
     if (!d || isBeingDeleted(d)) {
-      this.deps.debouncer.forget(`${request.namespace}/${request.name}`);
-      this.deps.statusWriter.forget(`${request.namespace}/${request.name}`);
-      this.collisions.forget(`${request.namespace}/${request.name}`);
       return undefined; // the garbage collector removes the sets
     }
     const sets = await this.claim(d, ctx);
@@ -96,7 +78,8 @@ export class BasicDeploymentReconciler implements Reconciler {
       ctx.log.debug('the deployment is gone, replaced or being deleted: nothing to do');
       return undefined;
     }
-    const collisionCount = this.collisions.current(d);
+    // Only the status carries it: after a bump, latest() has it before the cache does.
+    const collisionCount = ctx.status.latest(d)?.collisionCount;
     const invalid = this.validate(d);
     if (invalid) {
       this.deps.events.warning(d, { reason: 'InvalidSpec', action: 'Validate', note: invalid });
@@ -123,7 +106,7 @@ export class BasicDeploymentReconciler implements Reconciler {
       const step = planRecreate(view, newSet && setView(newSet), oldSets.map(setView));
       if (step.step === 'create-new') {
         newSet = await this.createNewSet(d, oldSets, step.replicas, collisionCount, ctx);
-        if (!newSet) return this.collided(d, sets, ctx);
+        if (!newSet) return this.collided(d, sets, collisionCount, ctx);
         createdNewSet = true;
       } else {
         await this.apply(d, sets, step.actions, ctx);
@@ -132,7 +115,7 @@ export class BasicDeploymentReconciler implements Reconciler {
       if (!newSet) {
         const replicas = newReplicaSetReplicas(view, undefined, oldSets.map(setView));
         newSet = await this.createNewSet(d, oldSets, replicas, collisionCount, ctx);
-        if (!newSet) return this.collided(d, sets, ctx);
+        if (!newSet) return this.collided(d, sets, collisionCount, ctx);
         createdNewSet = true;
       } else {
         const step = planRollingUpdate(view, setView(newSet), oldSets.map(setView));
@@ -146,7 +129,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
-    const { status, hold } = this.writeStatus(d, { newSet, allSets, createdNewSet, collisionCount }, ctx);
+    const status = this.writeStatus(d, { newSet, allSets, createdNewSet, collisionCount }, ctx);
     // History is trimmed once a rollout is complete, and while paused (upstream sync()), never mid-rollout.
     if (status.ready || view.paused) await this.cleanupHistory(d, oldSets, ctx);
     const deadline = progressDeadlineRequeue(
@@ -159,7 +142,7 @@ export class BasicDeploymentReconciler implements Reconciler {
       },
       Date.now(),
     );
-    return requeueFor(deadline, hold);
+    return requeueFor(deadline);
   }
 
   private validate(d: BasicDeployment): string | undefined {
@@ -180,7 +163,10 @@ export class BasicDeploymentReconciler implements Reconciler {
    * stopped matching (see claim.ts); undefined when a fresh read shows the deployment gone, replaced
    * or being deleted.
    */
-  private async claim(d: BasicDeployment, ctx: ReconcileContext): Promise<BasicReplicaSet[] | undefined> {
+  private async claim(
+    d: BasicDeployment,
+    ctx: ReconcileContext<BasicDeployment>,
+  ): Promise<BasicReplicaSet[] | undefined> {
     const { client, sets } = this.deps;
     const candidates = new Map<string, BasicReplicaSet>();
     for (const set of sets.byOwner(d.metadata.uid ?? '')) candidates.set(set.metadata.uid ?? '', set);
@@ -236,7 +222,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     oldSets: BasicReplicaSet[],
     replicas: number,
     collisionCount: number | undefined,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<BasicDeployment>,
   ): Promise<BasicReplicaSet | undefined> {
     const revision = maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))) + 1;
     const hash = computeTemplateHash(d.spec.template, collisionCount ?? 0);
@@ -261,28 +247,28 @@ export class BasicDeploymentReconciler implements Reconciler {
       );
       // Ours, with this template: the cache had not seen it yet.
       if (controllerRefOf(existing)?.uid === d.metadata.uid && findNewSet(d, [existing])) return existing;
-      const next = this.collisions.bump(d, collisionCount ?? 0);
       ctx.log.info('BasicReplicaSet name collides with another template; bumping collisionCount', {
         set: desired.metadata.name,
-        collisionCount: next,
+        collisionCount: (collisionCount ?? 0) + 1,
       });
       return undefined;
     }
   }
 
   /**
-   * After a hash collision: reports the bumped collisionCount through the status (the status writer
-   * is its only writer, so no other status write can take it back) and retries with backoff.
+   * After a hash collision: reports the bumped collisionCount through the status (its only writer,
+   * so no other status write can take it back; the next sync reads it back from ctx.status.latest())
+   * and retries with backoff.
    */
-  private collided(d: BasicDeployment, sets: BasicReplicaSet[], ctx: ReconcileContext): Result {
+  private collided(
+    d: BasicDeployment,
+    sets: BasicReplicaSet[],
+    collisionCount: number | undefined,
+    ctx: ReconcileContext<BasicDeployment>,
+  ): Result {
     this.writeStatus(
       d,
-      {
-        newSet: undefined,
-        allSets: sets,
-        createdNewSet: false,
-        collisionCount: this.collisions.current(d),
-      },
+      { newSet: undefined, allSets: sets, createdNewSet: false, collisionCount: (collisionCount ?? 0) + 1 },
       ctx,
     );
     return { requeue: true };
@@ -324,7 +310,11 @@ export class BasicDeploymentReconciler implements Reconciler {
    * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), as
    * `kubectl rollout history` reads it from a Deployment. Only this one key is written.
    */
-  private async syncDeploymentRevision(d: BasicDeployment, newSet: BasicReplicaSet, ctx: ReconcileContext) {
+  private async syncDeploymentRevision(
+    d: BasicDeployment,
+    newSet: BasicReplicaSet,
+    ctx: ReconcileContext<BasicDeployment>,
+  ) {
     const revision = String(revisionOf(newSet));
     if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
     await this.deps.client.patch(BASIC_DEPLOYMENT, {
@@ -341,7 +331,7 @@ export class BasicDeploymentReconciler implements Reconciler {
     d: BasicDeployment,
     sets: BasicReplicaSet[],
     actions: readonly ScaleAction[],
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<BasicDeployment>,
   ) {
     for (const action of actions) {
       const set = sets.find((s) => s.metadata.name === action.name);
@@ -374,24 +364,18 @@ export class BasicDeploymentReconciler implements Reconciler {
     }
   }
 
-  /**
-   * Hands the status to the background writer, holding back count-only progress (see
-   * StatusDebouncer); returns it and the hold.
-   */
-  private writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext) {
-    const now = Date.now();
-    const key = `${d.metadata.namespace}/${d.metadata.name}`;
-    const previous = this.deps.statusWriter.latestStatus(d);
-    const status = computeStatus({ ...d, status: previous }, facts, now);
-    const progressOnly = isProgressOnly(previous, status, PROGRESS_COUNTS, IN_PROGRESS_REASONS);
-    const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
-    if (hold > 0) return { status, hold };
-    this.deps.statusWriter.submit(d, status, progressOnly ? 'progress' : 'urgent', ctx.signal);
-    this.deps.debouncer.wrote(key);
-    return { status, hold };
+  /** Computes the status from the latest one handed over (not the cached one) and hands it over. */
+  private writeStatus(d: BasicDeployment, facts: RolloutFacts, ctx: ReconcileContext<BasicDeployment>) {
+    const status = computeStatus({ ...d, status: ctx.status.latest(d) }, facts, Date.now());
+    ctx.status.write(d, status);
+    return status;
   }
 
-  private async cleanupHistory(d: BasicDeployment, oldSets: BasicReplicaSet[], ctx: ReconcileContext) {
+  private async cleanupHistory(
+    d: BasicDeployment,
+    oldSets: BasicReplicaSet[],
+    ctx: ReconcileContext<BasicDeployment>,
+  ) {
     const history = oldSets.map((s) => ({
       set: s,
       name: s.metadata.name ?? '',

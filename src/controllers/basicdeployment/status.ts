@@ -18,7 +18,7 @@ export interface RolloutFacts {
   /** A new set was created in this reconcile. */
   createdNewSet: boolean;
   invalid?: string;
-  /** status.collisionCount to report (see CollisionCounts); undefined while there never was a collision. */
+  /** status.collisionCount to report; undefined while there never was a collision. */
   collisionCount?: number;
 }
 
@@ -218,9 +218,4 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
     lastProgressTime,
     conditions,
   };
-}
-
-/** Whether the rollout is finished (status computed for this generation). */
-export function isComplete(status: BasicDeploymentStatus): boolean {
-  return status.ready === true;
 }

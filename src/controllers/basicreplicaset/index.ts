@@ -6,6 +6,7 @@ import {
   REPLICA_SET_POD_VALUE,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
+import type { EventHandler } from '../../runtime/cache/reflector.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import {
@@ -20,8 +21,6 @@ import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
-import { StatusDebouncer } from '../../runtime/write/status-debounce.ts';
-import { createStatusWriter } from '../../runtime/write/status-writer.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { controllingSetKey } from './logic/controlling-set.ts';
 import { Departures, mayHaveLostMarker } from './logic/departures.ts';
@@ -55,6 +54,13 @@ export function podInformers(manager: Manager): PodInformers {
   };
 }
 
+/**
+ * Counts whose rise alone is progress worth reporting at most once a second: the sets' availability
+ * drives rollouts, so it is not held back longer.
+ */
+const PROGRESS_COUNTS = ['replicas', 'activeReplicas', 'readyReplicas', 'availableReplicas'] as const;
+const PROGRESS_INTERVAL_MS = 1000;
+
 /** Metadata updates that can change who should own a pod (upstream updatePod's labelChanged || controllerRefChanged). */
 const claimRelevantChange: Predicate = any(labelsChanged, ownerReferencesChanged, deletionChanged);
 
@@ -70,8 +76,17 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   const ownerKey = (pod: KubeObject): string | undefined =>
     controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
-  // Observations must reach the expectations before the owner is enqueued (handlers run in order).
-  pods.managed.addHandler({
+  /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
+  const orphanOwners = (pod: KubeObject): Request[] => {
+    if (controllerRefOf(pod)) return [];
+    return sets
+      .list({ namespace: pod.metadata?.namespace })
+      .filter((rs) => selectorMatches(rs.spec.selector, pod.metadata?.labels))
+      .map((rs) => ({ namespace: rs.metadata.namespace ?? '', name: rs.metadata.name ?? '' }));
+  };
+
+  // Observations reach the expectations before the owner is enqueued (the builder's observe()).
+  const observeManagedPods: EventHandler<V1Pod> = {
     onAdd: (pod) => {
       const key = ownerKey(pod);
       // A pod it adopted or marked arrives here too; the claim expected that arrival.
@@ -103,27 +118,14 @@ export function registerBasicReplicaSetController(manager: Manager): void {
       const there = pods.others.get(pod.metadata?.namespace, pod.metadata?.name ?? '')?.metadata?.uid === uid;
       if (!there && mayHaveLostMarker(pod, deletionExpected)) departures.departed(key, uid);
     },
-  });
-  pods.others.addHandler({ onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') });
-
-  /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
-  const orphanOwners = (pod: KubeObject): Request[] => {
-    if (controllerRefOf(pod)) return [];
-    return sets
-      .list({ namespace: pod.metadata?.namespace })
-      .filter((rs) => selectorMatches(rs.spec.selector, pod.metadata?.labels))
-      .map((rs) => ({ namespace: rs.metadata.namespace ?? '', name: rs.metadata.name ?? '' }));
   };
 
-  const status = createStatusWriter({
-    client: manager.client,
-    type: BASIC_REPLICA_SET,
-    cache: sets,
-    log: manager.log.child({ controller: CONTROLLER_NAME }),
-  });
-  const controller = manager
+  manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_REPLICA_SET, generationChanged)
+    .status({ progress: { counts: PROGRESS_COUNTS, intervalMs: PROGRESS_INTERVAL_MS } })
+    .observe(pods.managed, observeManagedPods)
+    .observe(pods.others, { onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') })
     .owns(pods.managed)
     .watches(pods.managed, orphanOwners)
     // Pods without the marker: orphans to adopt, and pods of a set that lost the marker.
@@ -139,9 +141,6 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         claimedArrivals,
         departures,
         events: manager.eventsFor(CONTROLLER_NAME, BASIC_REPLICA_SET),
-        debouncer: new StatusDebouncer(),
-        statusWriter: status.writer,
       }),
     );
-  status.attach(controller);
 }

@@ -15,8 +15,6 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import type { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
-import { isProgressOnly, type StatusDebouncer } from '../../runtime/write/status-debounce.ts';
-import type { BackgroundStatusWriter } from '../../runtime/write/status-writer.ts';
 import { countsAs, planClaims } from './logic/claim.ts';
 import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
@@ -39,12 +37,7 @@ export interface BasicReplicaSetDeps {
   claimedArrivals: ClaimedArrivals;
   departures: Departures;
   events: ObjectEventRecorder<BasicReplicaSet>;
-  debouncer: StatusDebouncer;
-  statusWriter: BackgroundStatusWriter<BasicReplicaSet>;
 }
-
-/** Counts whose rise alone is progress worth reporting at most once a second. */
-const PROGRESS_COUNTS = ['replicas', 'activeReplicas', 'readyReplicas', 'availableReplicas'] as const;
 
 /** A safety net only: the watch events of the pods a reconcile created or deleted come sooner. */
 const STATUS_AFTER_CHANGES_MS = 1000;
@@ -66,30 +59,27 @@ interface ManageOutcome {
  * claim (adopt/release) pods, create or delete the difference under expectations so a stale cache
  * never over-creates, then report counts and conditions.
  */
-export class BasicReplicaSetReconciler implements Reconciler {
+export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
   private readonly deps: BasicReplicaSetDeps;
 
   constructor(deps: BasicReplicaSetDeps) {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+  async reconcile(request: Request, ctx: ReconcileContext<BasicReplicaSet>): Promise<Result | undefined> {
     const { sets, expectations } = this.deps;
     const key = `${request.namespace}/${request.name}`;
     const rs = sets.get(request.namespace, request.name);
     if (!rs) {
       expectations.deleteExpectations(key);
       this.deps.departures.forget(key);
-      this.deps.debouncer.forget(key);
-      this.deps.statusWriter.forget(key);
       return undefined;
     }
     const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
     if (problems.length > 0) {
       const message = `invalid spec: ${problems.join('; ')}`;
       this.deps.events.warning(rs, { reason: 'InvalidSpec', action: 'Validate', note: message });
-      const status = computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now());
-      this.deps.statusWriter.submit(rs, status, 'urgent', ctx.signal);
+      ctx.status.write(rs, computeStatus(rs, [], { reason: 'FailedCreate', message }, Date.now()));
       return undefined; // nothing to retry until the spec changes
     }
 
@@ -111,25 +101,17 @@ export class BasicReplicaSetReconciler implements Reconciler {
       return { requeueAfterMs: STATUS_AFTER_CHANGES_MS };
     }
     const now = Date.now();
-    const previous = this.deps.statusWriter.latestStatus(rs);
-    const status = computeStatus({ ...rs, status: previous }, pods, failure, now);
-    const progressOnly = isProgressOnly(previous, status, PROGRESS_COUNTS);
-    const hold = progressOnly ? this.deps.debouncer.holdFor(key) : 0;
-    if (hold === 0) {
-      this.deps.statusWriter.submit(rs, status, progressOnly ? 'progress' : 'urgent', ctx.signal);
-      this.deps.debouncer.wrote(key);
-    }
+    ctx.status.write(rs, computeStatus({ ...rs, status: ctx.status.latest(rs) }, pods, failure, now));
     if (failure) throw new Error(failure.message);
     const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
-    const wait = Math.min(next ?? Number.POSITIVE_INFINITY, hold || Number.POSITIVE_INFINITY);
-    return Number.isFinite(wait) ? { requeueAfterMs: wait } : undefined;
+    return next === undefined ? undefined : { requeueAfterMs: next };
   }
 
   /**
    * The pods this set controls, after adopting matching orphans and releasing pods that stopped
    * matching (upstream claimPods): its active pods, and its terminating ones for status.
    */
-  private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<ClaimedPods> {
+  private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext<BasicReplicaSet>): Promise<ClaimedPods> {
     const { pods, otherPods, client, claimedArrivals, expectations } = this.deps;
     const uid = rs.metadata.uid ?? '';
     const namespace = rs.metadata.namespace ?? '';
@@ -193,7 +175,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
    * that is being deleted (or was replaced by a namesake) never adopts on the strength of a stale
    * cache. Throws, so nothing else happens in this sync; the retry sees the fresh state.
    */
-  private async checkCanAdopt(rs: BasicReplicaSet, ctx: ReconcileContext): Promise<void> {
+  private async checkCanAdopt(rs: BasicReplicaSet, ctx: ReconcileContext<BasicReplicaSet>): Promise<void> {
     const fresh = await this.deps.client.get<BasicReplicaSet>(
       BASIC_REPLICA_SET,
       rs.metadata.namespace,
@@ -216,7 +198,7 @@ export class BasicReplicaSetReconciler implements Reconciler {
     rs: BasicReplicaSet,
     key: string,
     active: V1Pod[],
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<BasicReplicaSet>,
   ): Promise<ManageOutcome> {
     const { client, expectations, events } = this.deps;
     const desired = rs.spec.replicas ?? 1;

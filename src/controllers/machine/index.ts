@@ -39,6 +39,8 @@ export function registerMachineController(manager: Manager): void {
   manager
     .controller(CONTROLLER_NAME)
     .for(MACHINE, specOrDeletionChanged)
+    // The VolumeBackup controller sets a condition of its own in this status: each owns its fields.
+    .status({ strategy: 'apply' })
     .owns(CoreTypes.PersistentVolumeClaim)
     .owns(CoreTypes.Pod)
     .owns(CoreTypes.Job)

@@ -1,5 +1,5 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { MACHINE, type Machine, type MachineVolume, type VolumeBackup } from '../../apis/index.ts';
+import type { Machine, MachineVolume, VolumeBackup } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
@@ -10,7 +10,6 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { replaceStatus } from '../../runtime/write/status.ts';
 import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
 import { creationBlocked, WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
 import {
@@ -58,14 +57,14 @@ interface CreationGate {
  * starts. On deletion it stops the pod, keeps the claims, and reports Stopping then Stopped; it knows
  * nothing about backups or finalizers, which are the VolumeBackup controller's business.
  */
-export class MachineReconciler implements Reconciler {
+export class MachineReconciler implements Reconciler<Machine> {
   private readonly deps: MachineDeps;
 
   constructor(deps: MachineDeps) {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+  async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
     const machine = this.deps.machines.get(request.namespace, request.name);
     if (!machine) return undefined;
     await this.releaseFinishedRestorePods(machine, ctx);
@@ -88,7 +87,7 @@ export class MachineReconciler implements Reconciler {
     const refused =
       podObservation.refused !== undefined || volumeObservations.some((v) => v.refused !== undefined);
     const retry: Result | undefined = refused ? { requeue: true } : undefined;
-    await this.writeStatus(
+    this.writeStatus(
       machine,
       {
         generation: machine.metadata.generation,
@@ -111,7 +110,7 @@ export class MachineReconciler implements Reconciler {
     machine: Machine,
     volume: MachineVolume,
     gate: CreationGate,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<VolumeObservation | undefined> {
     const ns = machine.metadata.namespace ?? '';
     const name = claimName(machine, volume);
@@ -178,7 +177,7 @@ export class MachineReconciler implements Reconciler {
     volume: MachineVolume,
     claim: V1PersistentVolumeClaim,
     gate: CreationGate,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<RestoreState> {
     const source = volume.restoreFrom;
     if (!source) return { kind: 'none' };
@@ -263,7 +262,7 @@ export class MachineReconciler implements Reconciler {
     machine: Machine,
     volumeObservations: readonly VolumeObservation[],
     gate: CreationGate,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<PodObservation | undefined> {
     const ns = machine.metadata.namespace ?? '';
     const cached = this.deps.pods.get(ns, podName(machine));
@@ -302,7 +301,7 @@ export class MachineReconciler implements Reconciler {
   }
 
   /** Deletion: stop the pod (and any restore still copying), keep the claims, report Stopped. */
-  private async stop(machine: Machine, ctx: ReconcileContext): Promise<Result | undefined> {
+  private async stop(machine: Machine, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
     const ns = machine.metadata.namespace ?? '';
     const name = podName(machine);
     let pod = this.deps.pods.get(ns, name);
@@ -338,7 +337,7 @@ export class MachineReconciler implements Reconciler {
       }),
       pod: observePod(machine, ours),
     };
-    await this.writeStatus(machine, observations, ctx);
+    this.writeStatus(machine, observations, ctx);
     return undefined;
   }
 
@@ -347,7 +346,7 @@ export class MachineReconciler implements Reconciler {
    * controller's signal to copy the claims, so it must not rest on a cache that may not show a
    * restore Job still writing into them (as the pod, it is read live during deletion).
    */
-  private async liveRestoreJobs(machine: Machine, ctx: ReconcileContext): Promise<V1Job[]> {
+  private async liveRestoreJobs(machine: Machine, ctx: ReconcileContext<Machine>): Promise<V1Job[]> {
     const ns = machine.metadata.namespace ?? '';
     const found: V1Job[] = [];
     for (const volume of volumes(machine)) {
@@ -365,7 +364,7 @@ export class MachineReconciler implements Reconciler {
    * controller counts every scheduled pod that names a claim as a user, finished or not, so these
    * pods would otherwise keep the backup claim and the Machine's claim from ever being deleted.
    */
-  private async releaseFinishedRestorePods(machine: Machine, ctx: ReconcileContext): Promise<void> {
+  private async releaseFinishedRestorePods(machine: Machine, ctx: ReconcileContext<Machine>): Promise<void> {
     const finished = this.deps.jobs
       .byOwner(machine.metadata.uid ?? '')
       .filter((job) => job.metadata?.labels?.[ROLE_LABEL] === 'restore' && isControlledBy(job, machine))
@@ -377,36 +376,27 @@ export class MachineReconciler implements Reconciler {
     }
   }
 
-  private async writeStatus(
-    machine: Machine,
-    obs: MachineObservations,
-    ctx: ReconcileContext,
-  ): Promise<void> {
+  /** Hands the status over; an Event when the phase changes. */
+  private writeStatus(machine: Machine, obs: MachineObservations, ctx: ReconcileContext<Machine>): void {
     const now = this.deps.now?.() ?? new Date();
-    // replaceStatus (PUT with resourceVersion, re-read on conflict) rather than a merge patch: the
-    // VolumeBackup controller writes its own condition into the same list, and a merge patch computed
-    // from a stale cached copy would replace the list and drop that condition.
-    const { changed, object } = await replaceStatus(
-      this.deps.client,
-      MACHINE,
-      machine,
-      (current) => computeMachineStatus(current.status, obs, now),
-      { signal: ctx.signal },
-    );
-    if (!changed) return;
-    const before = machine.status?.phase;
-    const after = object.status?.phase;
-    if (before === after || after === undefined) return;
-    ctx.log.info('machine phase changed', { from: before, to: after });
-    const ready = findCondition(object.status?.conditions, 'Ready');
-    if (after === 'Failed') {
+    const before = ctx.status.latest(machine);
+    const status = computeMachineStatus(before, obs, now);
+    ctx.status.write(machine, status);
+    if (before?.phase === status.phase || status.phase === undefined) return;
+    ctx.log.info('machine phase changed', { from: before?.phase, to: status.phase });
+    const ready = findCondition(status.conditions, 'Ready');
+    if (status.phase === 'Failed') {
       this.deps.events.warning(machine, {
         reason: ready?.reason ?? 'Failed',
         action: 'Reconcile',
         note: ready?.message ?? 'failed',
       });
-    } else if (after === 'Running' || after === 'Stopped') {
-      this.deps.events.normal(machine, { reason: after, action: 'Reconcile', note: ready?.message ?? after });
+    } else if (status.phase === 'Running' || status.phase === 'Stopped') {
+      this.deps.events.normal(machine, {
+        reason: status.phase,
+        action: 'Reconcile',
+        note: ready?.message ?? status.phase,
+      });
     }
   }
 
@@ -418,7 +408,7 @@ export class MachineReconciler implements Reconciler {
   private async create<T extends KubeObject>(
     type: ResourceType<T>,
     obj: T,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<T | undefined> {
     try {
       return await this.deps.client.create<T>(type, obj, { signal: ctx.signal });
@@ -432,7 +422,7 @@ export class MachineReconciler implements Reconciler {
     type: ResourceType<T>,
     ns: string,
     name: string,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<T | undefined> {
     try {
       return await this.deps.client.get<T>(type, ns, name, ctx.signal);
@@ -446,7 +436,7 @@ export class MachineReconciler implements Reconciler {
     type: ResourceType,
     obj: KubeObject,
     propagationPolicy: 'Background' | 'Foreground',
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<Machine>,
   ): Promise<void> {
     try {
       await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {

@@ -1,6 +1,7 @@
 // The Machine's status, computed from what the controller observed (pure). The Machine controller
-// owns `status` but shares `conditions`: it sets only the types in MACHINE_CONDITION_TYPES and keeps
-// every other entry (the VolumeBackup controller's `VolumeBackup` condition) as it finds it.
+// owns `status` but shares `conditions`: it sends only the types in MACHINE_CONDITION_TYPES, and
+// the runtime applies them as its own fields, leaving every other entry (the VolumeBackup
+// controller's `VolumeBackup` condition) to its owner.
 import type { MachinePhase, MachineStatus, MachineVolumeStatus } from '../../apis/index.ts';
 import { type ConditionInput, setCondition } from '../../runtime/write/conditions.ts';
 import type { RestoreState } from './restore.ts';
@@ -182,8 +183,8 @@ function readyVerdict(obs: MachineObservations, volumes: Verdict): Verdict {
 }
 
 /**
- * The next status: phase, ready, per-volume claims, and this controller's conditions merged into
- * `current.conditions` (other condition types are kept untouched).
+ * The next status: phase, ready, per-volume claims, and this controller's conditions (their
+ * lastTransitionTime carried over from `current`); other condition types are left out.
  */
 export function computeMachineStatus(
   current: MachineStatus | undefined,
@@ -210,6 +211,6 @@ export function computeMachineStatus(
     ready: ready.status === 'True',
     volumes,
     ...(obs.generation !== undefined ? { observedGeneration: obs.generation } : {}),
-    conditions,
+    conditions: conditions.filter((c) => MACHINE_CONDITION_TYPES.includes(c.type)),
   };
 }

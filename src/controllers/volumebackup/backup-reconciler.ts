@@ -17,7 +17,6 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { updateStatus } from '../../runtime/write/status.ts';
 import { desiredBackupClaim, desiredCopyJob } from './children.ts';
 import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
 import { backupClaimName, skipRequested } from './names.ts';
@@ -71,16 +70,18 @@ type ClaimCheck = { ok: true } | { ok: false; failed: string } | { ok: false; re
  * Pending, Running, then Completed or Failed; both are final. It also records, as the `Skipped`
  * condition, that the Machine was let go without waiting (the skip-backup annotation).
  */
-export class VolumeBackupReconciler implements Reconciler {
+export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
   private readonly deps: VolumeBackupDeps;
 
   constructor(deps: VolumeBackupDeps) {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
-    const backup = this.deps.backups.get(request.namespace, request.name);
-    if (!backup || isBeingDeleted(backup)) return undefined;
+  async reconcile(request: Request, ctx: ReconcileContext<VolumeBackup>): Promise<Result | undefined> {
+    const cached = this.deps.backups.get(request.namespace, request.name);
+    if (!cached || isBeingDeleted(cached)) return undefined;
+    // The status as last handed over: the cache may not show it yet.
+    const backup: VolumeBackup = { ...cached, status: ctx.status.latest(cached) };
     const jobs = this.deps.jobs
       .byOwner(backup.metadata.uid ?? '')
       .filter((job) => isControlledBy(job, backup));
@@ -107,26 +108,20 @@ export class VolumeBackupReconciler implements Reconciler {
     const { progress, created, retryInMs } = step;
 
     const before = backup.status?.phase;
-    const { object } = await updateStatus(
-      this.deps.client,
-      VOLUME_BACKUP,
+    const status = computeBackupStatus(
       backup,
-      (current) =>
-        computeBackupStatus(
-          current,
-          {
-            progress,
-            jobCount: jobs.length + created,
-            skipped,
-            generation: current.metadata.generation,
-            ...(deadlineExceeded !== undefined ? { deadlineExceeded } : {}),
-          },
-          now,
-        ),
-      { signal: ctx.signal },
+      {
+        progress,
+        jobCount: jobs.length + created,
+        skipped,
+        generation: backup.metadata.generation,
+        ...(deadlineExceeded !== undefined ? { deadlineExceeded } : {}),
+      },
+      now,
     );
-    this.reportPhaseChange(object, before, ctx);
-    if (isTerminal(object.status?.phase)) return undefined;
+    ctx.status.write(cached, status);
+    this.reportPhaseChange({ ...backup, status }, before, ctx);
+    if (isTerminal(status.phase)) return undefined;
     // Look again at the deadline at the latest, even if no Job or claim ever changes again.
     const untilDeadline = deadline - now.getTime();
     return { requeueAfterMs: Math.max(Math.min(retryInMs ?? untilDeadline, untilDeadline), 1) };
@@ -136,7 +131,7 @@ export class VolumeBackupReconciler implements Reconciler {
   private async deadlineMessage(
     jobs: readonly V1Job[],
     progress: readonly VolumeProgress[],
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<string> {
     const attempts = attemptsByVolume(jobs);
     const states = new Map<string, string>();
@@ -155,7 +150,7 @@ export class VolumeBackupReconciler implements Reconciler {
   }
 
   /** The note of the latest FailedCreate Event the Job controller recorded for `job`, if any. */
-  private async failedCreate(job: V1Job, ctx: ReconcileContext): Promise<string | undefined> {
+  private async failedCreate(job: V1Job, ctx: ReconcileContext<VolumeBackup>): Promise<string | undefined> {
     try {
       const list = await this.deps.client.list<FailedCreateEvent>(CoreTypes.Event, {
         namespace: job.metadata?.namespace,
@@ -191,7 +186,7 @@ export class VolumeBackupReconciler implements Reconciler {
     jobs: readonly V1Job[],
     now: Date,
     deadline: number,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<{ progress: VolumeProgress[]; created: number; retryInMs: number | undefined }> {
     const progress: VolumeProgress[] = [];
     let created = 0;
@@ -228,7 +223,10 @@ export class VolumeBackupReconciler implements Reconciler {
    * PVC protection controller counts every scheduled pod that names a claim as a user, finished or
    * not, so these pods would otherwise keep the Machine's claims (and the backup claims) forever.
    */
-  private async releaseFinishedJobPods(jobs: readonly V1Job[], ctx: ReconcileContext): Promise<void> {
+  private async releaseFinishedJobPods(
+    jobs: readonly V1Job[],
+    ctx: ReconcileContext<VolumeBackup>,
+  ): Promise<void> {
     for (const job of jobs) {
       const outcome = copyAttempt(job)?.outcome;
       if (outcome === undefined || outcome === 'running') continue;
@@ -261,7 +259,7 @@ export class VolumeBackupReconciler implements Reconciler {
   private async ensureBackupClaim(
     backup: VolumeBackup,
     volume: BackupSourceVolume,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<ClaimCheck> {
     const ns = backup.metadata.namespace ?? '';
     const name = backupClaimName(backup, volume.name);
@@ -316,7 +314,7 @@ export class VolumeBackupReconciler implements Reconciler {
     backup: VolumeBackup,
     volume: BackupSourceVolume,
     name: string,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<{ failed: string } | undefined> {
     let job: V1Job | undefined;
     try {
@@ -353,7 +351,7 @@ export class VolumeBackupReconciler implements Reconciler {
   private async readClaim(
     ns: string,
     name: string,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<V1PersistentVolumeClaim | undefined> {
     const cached = this.deps.claims.get(ns, name);
     if (cached) return cached;
@@ -381,7 +379,7 @@ export class VolumeBackupReconciler implements Reconciler {
     attempt: number,
     lastFailure: string | undefined,
     deadlineSeconds: number,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ): Promise<string | { failed: string } | undefined> {
     const job = desiredCopyJob(
       backup,
@@ -422,7 +420,7 @@ export class VolumeBackupReconciler implements Reconciler {
   private reportPhaseChange(
     backup: VolumeBackup,
     before: VolumeBackupPhase | undefined,
-    ctx: ReconcileContext,
+    ctx: ReconcileContext<VolumeBackup>,
   ) {
     const after = backup.status?.phase;
     if (after === before || after === undefined) return;

@@ -42,6 +42,8 @@ export function registerMachineBackupController(manager: Manager): void {
     .controller(MACHINE_BACKUP_CONTROLLER)
     // No predicate: the Machine controller's status (phase Stopped) and annotations matter here.
     .for(MACHINE)
+    // Its one condition on the Machine, beside the Machine controller's: each owns its own fields.
+    .status({ strategy: 'apply' })
     .watches<VolumeBackup>(VOLUME_BACKUP, (backup) => [
       { namespace: backup.metadata.namespace ?? '', name: backup.spec.machineName },
     ])
@@ -62,6 +64,7 @@ export function registerVolumeBackupJobsController(
   manager
     .controller(VOLUME_BACKUP_CONTROLLER)
     .for(VOLUME_BACKUP)
+    .status()
     .owns(CoreTypes.PersistentVolumeClaim)
     .owns(CoreTypes.Job)
     // A Machine being let go without a backup: its VolumeBackup records the skip.

@@ -10,9 +10,8 @@ import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventType, ObjectEventRecorder } from '../../runtime/events/index.ts';
-import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
+import { type ConditionInput, findCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
-import { setMachineCondition } from './machine-condition.ts';
 import { backupName } from './names.ts';
 import { MACHINE_BACKUP_CONDITION, type MachinePlan, planMachine } from './plan.ts';
 
@@ -41,14 +40,14 @@ const EVENT_FOR_REASON: Record<string, { type: EventType; reason: string } | und
  * Machine once that backup Completed. Its progress shows on the Machine as the `VolumeBackup`
  * condition, the only part of the Machine's status it writes.
  */
-export class MachineBackupReconciler implements Reconciler {
+export class MachineBackupReconciler implements Reconciler<Machine> {
   private readonly deps: MachineBackupDeps;
 
   constructor(deps: MachineBackupDeps) {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext): Promise<Result | undefined> {
+  async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
     const machine = this.deps.machines.get(request.namespace, request.name);
     if (!machine) return undefined;
     const backup = this.deps.backups.get(request.namespace, backupName(machine));
@@ -63,7 +62,7 @@ export class MachineBackupReconciler implements Reconciler {
     return undefined;
   }
 
-  private async execute(machine: Machine, plan: MachinePlan, ctx: ReconcileContext): Promise<void> {
+  private async execute(machine: Machine, plan: MachinePlan, ctx: ReconcileContext<Machine>): Promise<void> {
     const { client, events } = this.deps;
     switch (plan.action) {
       case 'none':
@@ -73,7 +72,7 @@ export class MachineBackupReconciler implements Reconciler {
         ctx.log.debug('added the volume-backup finalizer');
         return;
       case 'remove-finalizer': {
-        if (plan.condition) await this.writeCondition(machine, plan.condition, ctx);
+        if (plan.condition) this.writeCondition(machine, plan.condition, ctx);
         await removeFinalizer(client, MACHINE, machine, VOLUME_BACKUP_FINALIZER, { signal: ctx.signal });
         ctx.log.info('removed the volume-backup finalizer', { reason: plan.reason });
         events.normal(machine, {
@@ -84,7 +83,7 @@ export class MachineBackupReconciler implements Reconciler {
         return;
       }
       case 'wait':
-        await this.writeCondition(machine, plan.condition, ctx);
+        this.writeCondition(machine, plan.condition, ctx);
         return;
       case 'create-backup': {
         try {
@@ -100,23 +99,19 @@ export class MachineBackupReconciler implements Reconciler {
           // Created by an earlier reconcile (or process) that the cache has not shown us yet.
           if (!isAlreadyExists(err)) throw err;
         }
-        await this.writeCondition(machine, plan.condition, ctx);
+        this.writeCondition(machine, plan.condition, ctx);
         return;
       }
     }
   }
 
   /** Sets the `VolumeBackup` condition, with an Event when its reason changes. */
-  private async writeCondition(
-    machine: Machine,
-    condition: ConditionInput,
-    ctx: ReconcileContext,
-  ): Promise<void> {
-    const previous = findCondition(machine.status?.conditions, MACHINE_BACKUP_CONDITION);
-    await setMachineCondition(this.deps.client, machine, condition, {
-      now: this.deps.now?.(),
-      signal: ctx.signal,
-    });
+  private writeCondition(machine: Machine, condition: ConditionInput, ctx: ReconcileContext<Machine>): void {
+    const conditions = ctx.status.latest(machine)?.conditions;
+    const previous = findCondition(conditions, MACHINE_BACKUP_CONDITION);
+    const next = setCondition(conditions, condition, this.deps.now?.() ?? new Date());
+    // Only this entry: the Machine controller owns the rest of the status (see the builder's apply).
+    ctx.status.write(machine, { conditions: next.filter((c) => c.type === MACHINE_BACKUP_CONDITION) });
     const event = EVENT_FOR_REASON[condition.reason];
     if (event && previous?.reason !== condition.reason) {
       this.deps.events.record(machine, {

@@ -2,22 +2,29 @@ import type { Registry } from 'prom-client';
 import { Informer } from '../cache/informer.ts';
 import type { InformerCache } from '../cache/informer-cache.ts';
 import type { EventHandler } from '../cache/reflector.ts';
-import { controllerRefOf, type KubeObject } from '../client/object.ts';
+import type { KubeClient } from '../client/kube-client.ts';
+import { controllerRefOf, type KubeObject, objectKey } from '../client/object.ts';
 import type { ResourceType } from '../client/resource.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage, type Logger } from '../log.ts';
 import type { RateLimiter } from '../queue/index.ts';
-import { Controller } from './controller.ts';
+import type { ObjectWithStatus, StatusOf } from '../write/status.ts';
+import { applyOwnedFields, replaceWholeStatus } from '../write/status-strategy.ts';
+import { BackgroundStatusWriter, type ProgressOptions } from '../write/status-writer.ts';
+import { Controller, type RunnableController } from './controller.ts';
 import type { Predicate } from './predicates.ts';
 import type { Reconciler, Request } from './reconciler.ts';
 
 /** What the builder needs from the manager. */
 export interface ControllerHost {
   readonly cache: InformerCache;
+  readonly client: KubeClient;
   readonly registry: Registry;
   readonly log: Logger;
-  addController(controller: Controller): void;
+  addController(controller: RunnableController): void;
   /** Default worker count for a controller of this name (from configuration). */
   concurrencyFor(name: string): number;
+  /** How long a stopping controller may take to finish its work (--graceful-shutdown-timeout). */
+  readonly drainTimeoutMs?: number;
 }
 
 export type MapFunc<T extends KubeObject> = (obj: T) => Request[];
@@ -26,10 +33,24 @@ export type MapFunc<T extends KubeObject> = (obj: T) => Request[];
  * Where events come from: a type (the cache's default informer for it) or a given informer, e.g. one
  * with a label selector of the controller's own or a metadata-only one.
  */
-export type WatchSource<T extends KubeObject = KubeObject> = ResourceType | Informer<T>;
+export type WatchSource<T extends KubeObject = KubeObject> = ResourceType<T> | Informer<T>;
+
+/** How the controller writes the status of the objects it reconciles (see StatusWriter). */
+export interface StatusOptions<T extends ObjectWithStatus> {
+  /**
+   * `replace` (default): this controller is the status's only writer and replaces it whole.
+   * `apply`: other controllers write parts of the status too; this one owns the fields it sends
+   * (server-side apply, the controller's name as field manager) and sends its observedGeneration
+   * itself if it reports one.
+   */
+  strategy?: 'replace' | 'apply';
+  progress?: ProgressOptions<StatusOf<T>>;
+  /** Status writes in flight at most (default 2). */
+  concurrency?: number;
+}
 
 interface Watch {
-  source: WatchSource;
+  informer: Informer<KubeObject>;
   map: MapFunc<KubeObject>;
   predicates: Predicate[];
 }
@@ -48,53 +69,76 @@ export function ownerRequest(ownerType: ResourceType): MapFunc<KubeObject> {
   };
 }
 
+const self: MapFunc<KubeObject> = (obj) => [
+  { namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' },
+];
+
+/** `host.controller(name)`: a controller is named, then given the type it reconciles. */
+export function namedController(host: ControllerHost, name: string) {
+  return {
+    /** The type this controller reconciles; its events enqueue the object itself. */
+    for<T extends ObjectWithStatus>(
+      type: ResourceType<T>,
+      ...predicates: NoInfer<Predicate<T>>[]
+    ): ControllerBuilder<T> {
+      return new ControllerBuilder<T>(host, name, type, predicates);
+    },
+  };
+}
+
 /**
  * Registers a controller the way controller-runtime's builder does:
- *   host.controller('name').for(T).owns(Child).watches(Other, map).complete(reconciler)
+ *   host.controller('name').for(T).status({...}).owns(Child).watches(Other, map).complete(reconciler)
  */
-export class ControllerBuilder {
+export class ControllerBuilder<T extends ObjectWithStatus> {
   private readonly host: ControllerHost;
   private readonly name: string;
-  private forType: ResourceType | undefined;
-  private forPredicates: Predicate[] = [];
+  private readonly forType: ResourceType<T>;
+  private readonly forInformer: Informer<T>;
   private readonly watchList: Watch[] = [];
+  private readonly observers: { informer: Informer<KubeObject>; handler: EventHandler<KubeObject> }[] = [];
+  private statusOptions: StatusOptions<T> | undefined;
   private concurrency: number | undefined;
   private rateLimiter: RateLimiter<string> | undefined;
 
-  constructor(host: ControllerHost, name: string) {
+  constructor(host: ControllerHost, name: string, forType: ResourceType<T>, predicates: Predicate<T>[]) {
     this.host = host;
     this.name = name;
+    this.forType = forType;
+    // Informers are created now, so caches start (and sync) before this replica is leader.
+    this.forInformer = host.cache.informerFor(forType);
+    this.watch(this.forInformer, self, predicates);
   }
 
-  /** The type this controller reconciles; its events enqueue the object itself. */
-  for(type: ResourceType, ...predicates: Predicate[]): this {
-    if (this.forType) throw new Error(`controller ${this.name}: for() may be called only once`);
-    this.forType = type;
-    this.forPredicates = predicates;
+  /** The runtime writes the reconciled objects' status; reconcilers hand it over on `ctx.status`. */
+  status(options: StatusOptions<T> = {}): this {
+    this.statusOptions = options;
     return this;
   }
 
   /** A type this controller creates; events on one enqueue its controller owner. */
-  owns<T extends KubeObject>(source: WatchSource<T>, ...predicates: Predicate<T>[]): this {
-    if (!this.forType) throw new Error(`controller ${this.name}: call for() before owns()`);
-    this.watchList.push({
-      source: source as WatchSource,
-      map: ownerRequest(this.forType),
-      predicates: predicates as Predicate[],
-    });
-    return this;
+  owns<U extends KubeObject>(source: WatchSource<U>, ...predicates: Predicate<U>[]): this {
+    return this.watch(source, ownerRequest(this.forType), predicates);
   }
 
   /** Any other type, mapped to requests by a function. */
-  watches<T extends KubeObject>(
-    source: WatchSource<T>,
-    map: MapFunc<T>,
-    ...predicates: Predicate<T>[]
+  watches<U extends KubeObject>(
+    source: WatchSource<U>,
+    map: MapFunc<U>,
+    ...predicates: Predicate<U>[]
   ): this {
-    this.watchList.push({
-      source: source as WatchSource,
-      map: map as MapFunc<KubeObject>,
-      predicates: predicates as Predicate[],
+    return this.watch(source, map, predicates);
+  }
+
+  /**
+   * `handler` sees every event of `source` before this controller enqueues anything for it (the
+   * controller's expectations are brought up to date first), from the moment the controller is
+   * registered, leader or not.
+   */
+  observe<U extends KubeObject>(source: Informer<U>, handler: EventHandler<U>): this {
+    this.observers.push({
+      informer: source as unknown as Informer<KubeObject>,
+      handler: handler as EventHandler<KubeObject>,
     });
     return this;
   }
@@ -109,56 +153,112 @@ export class ControllerBuilder {
     return this;
   }
 
-  complete(reconciler: Reconciler): Controller {
-    const forType = this.forType;
-    if (!forType) throw new Error(`controller ${this.name}: for() is required`);
-    const controller = new Controller(
+  complete(reconciler: Reconciler<T>): Controller<T> {
+    const controller = new Controller<T>(
       {
         name: this.name,
         concurrency: this.concurrency ?? this.host.concurrencyFor(this.name),
         rateLimiter: this.rateLimiter,
+        drainTimeoutMs: this.host.drainTimeoutMs,
       },
       reconciler,
       this.host.registry,
       this.host.log,
     );
-    const self: MapFunc<KubeObject> = (obj) => [
-      { namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' },
-    ];
-    const sources: Watch[] = [
-      { source: forType, map: self, predicates: this.forPredicates },
-      ...this.watchList,
-    ];
-    // Informers are created now, so caches start (and sync) before this replica is leader.
-    const informers = sources.map(({ source }) =>
-      source instanceof Informer ? source : this.host.cache.informerFor(source),
-    );
+    if (this.statusOptions) {
+      const writer = this.statusWriter(this.statusOptions, controller);
+      controller.useStatusWriter(writer);
+      this.forInformer.addHandler({ onDelete: (obj) => writer.forget(objectKey(obj)) });
+      controller.onStop(() => writer.drain());
+    }
+    let running = false;
+    for (const informer of new Set([...this.watchList, ...this.observers].map((w) => w.informer))) {
+      const observers = this.observers.filter((o) => o.informer === informer).map((o) => o.handler);
+      const watches = this.watchList.filter((w) => w.informer === informer);
+      informer.addHandler(dispatch(observers, () => (running ? watches : []), controller));
+    }
     controller.onStart(() => {
-      sources.forEach((source, i) => {
-        informers[i]!.addHandler(enqueueHandler(controller, source));
-      });
+      running = true;
+      // What the cache holds already is new to the controller, as a late handler would see it.
+      for (const watch of this.watchList) {
+        for (const obj of watch.informer.list()) enqueueIf(controller, watch, obj, (p) => p.create?.(obj));
+      }
     });
     this.host.addController(controller);
     return controller;
   }
+
+  private watch<U extends KubeObject>(
+    source: WatchSource<U>,
+    map: MapFunc<U>,
+    predicates: Predicate<U>[],
+  ): this {
+    const informer = source instanceof Informer ? source : this.host.cache.informerFor(source);
+    this.watchList.push({
+      informer: informer as unknown as Informer<KubeObject>,
+      map: map as MapFunc<KubeObject>,
+      predicates: predicates as Predicate[],
+    });
+    return this;
+  }
+
+  private statusWriter(options: StatusOptions<T>, controller: Controller<T>): BackgroundStatusWriter<T> {
+    const apply = options.strategy === 'apply';
+    const log = this.host.log.child({ controller: this.name });
+    return new BackgroundStatusWriter<T>({
+      client: this.host.client,
+      type: this.forType,
+      cache: this.forInformer,
+      strategy: apply ? applyOwnedFields(this.name) : replaceWholeStatus,
+      setObservedGeneration: !apply,
+      progress: options.progress,
+      concurrency: options.concurrency,
+      signal: controller.signal,
+      onError: (key, err) => {
+        log.warn('status write failed, will retry', { key, error: errorMessage(err) });
+        controller.retryKey(key);
+      },
+    });
+  }
 }
 
-function enqueueHandler(controller: Controller, source: Watch): EventHandler<KubeObject> {
-  const enqueueAll = (obj: KubeObject) => {
-    for (const request of source.map(obj)) if (request.name) controller.enqueue(request);
-  };
+interface Enqueuer {
+  enqueue(request: Request): void;
+}
+
+function enqueueIf(
+  controller: Enqueuer,
+  watch: Watch,
+  obj: KubeObject,
+  passes: (p: Predicate) => boolean | undefined,
+): void {
+  if (!watch.predicates.every((p) => passes(p) ?? true)) return;
+  for (const request of watch.map(obj)) if (request.name) controller.enqueue(request);
+}
+
+/** One handler per informer: the observers first, then the controller's enqueues, in that order. */
+function dispatch(
+  observers: EventHandler<KubeObject>[],
+  watches: () => Watch[],
+  controller: Enqueuer,
+): EventHandler<KubeObject> {
   return {
     onAdd: (obj) => {
-      if (source.predicates.every((p) => p.create?.(obj) ?? true)) enqueueAll(obj);
+      for (const o of observers) o.onAdd?.(obj);
+      for (const w of watches()) enqueueIf(controller, w, obj, (p) => p.create?.(obj));
     },
     onUpdate: (oldObj, newObj) => {
-      if (!source.predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) return;
-      // Both sides: an object that changed owner must wake the old owner too.
-      enqueueAll(oldObj);
-      enqueueAll(newObj);
+      for (const o of observers) o.onUpdate?.(oldObj, newObj);
+      for (const w of watches()) {
+        if (!w.predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) continue;
+        // Both sides: an object that changed owner must wake the old owner too.
+        enqueueIf(controller, w, oldObj, () => true);
+        enqueueIf(controller, w, newObj, () => true);
+      }
     },
     onDelete: (obj) => {
-      if (source.predicates.every((p) => p.delete?.(obj) ?? true)) enqueueAll(obj);
+      for (const o of observers) o.onDelete?.(obj);
+      for (const w of watches()) enqueueIf(controller, w, obj, (p) => p.delete?.(obj));
     },
   };
 }

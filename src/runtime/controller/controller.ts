@@ -8,6 +8,8 @@ import {
   type RateLimiter,
   WorkQueue,
 } from '../queue/index.ts';
+import type { ObjectWithStatus } from '../write/status.ts';
+import type { StatusWriter } from '../write/status-writer.ts';
 import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError } from './reconciler.ts';
 
 export interface ControllerOptions {
@@ -16,6 +18,13 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter<string>;
   /** How long shutdown waits for in-flight reconciles. */
   drainTimeoutMs?: number;
+}
+
+/** What the manager starts and stops. */
+export interface RunnableController {
+  readonly name: string;
+  start(): void;
+  stop(options?: { abortInFlight?: boolean }): Promise<void>;
 }
 
 /** Errors that mean the code is wrong rather than the world: Go would have panicked. */
@@ -32,10 +41,11 @@ function isPanic(err: unknown): boolean {
  * The worker loop (controller-runtime's internal/controller): a de-duplicating rate-limited queue
  * of keys and N workers; one key is never reconciled by two workers at once.
  */
-export class Controller {
+export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implements RunnableController {
   readonly name: string;
   readonly queue: WorkQueue<string>;
-  private readonly reconciler: Reconciler;
+  private readonly reconciler: Reconciler<T>;
+  private status: StatusWriter<T>;
   private readonly concurrency: number;
   private readonly drainTimeoutMs: number;
   private readonly log: Logger;
@@ -45,7 +55,7 @@ export class Controller {
   private startHooks: Array<() => void> = [];
   private stopHooks: Array<() => Promise<void>> = [];
 
-  constructor(options: ControllerOptions, reconciler: Reconciler, registry: Registry, log: Logger) {
+  constructor(options: ControllerOptions, reconciler: Reconciler<T>, registry: Registry, log: Logger) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new Error(
         `controller ${options.name}: concurrency must be a whole number >= 1, got ${options.concurrency}`,
@@ -53,6 +63,7 @@ export class Controller {
     }
     this.name = options.name;
     this.reconciler = reconciler;
+    this.status = noStatusWriter(options.name);
     this.concurrency = options.concurrency;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
     this.log = log.child({ controller: options.name });
@@ -76,6 +87,16 @@ export class Controller {
     this.startHooks.push(hook);
   }
 
+  /** What reconciles write status through (ctx.status); without one, ctx.status throws. */
+  useStatusWriter(writer: StatusWriter<T>): void {
+    this.status = writer;
+  }
+
+  /** Aborted when the controller stops taking work for good (after the drain, or at once on lost leadership). */
+  get signal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
   /**
    * Work a reconcile handed over without waiting (background status writes): run once the workers
    * have drained and before in-flight work is aborted, within the same drain timeout.
@@ -91,10 +112,6 @@ export class Controller {
 
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));
-  }
-
-  enqueueAfter(request: Request, delayMs: number): void {
-    this.queue.addAfter(requestKey(request), delayMs);
   }
 
   start(): void {
@@ -152,6 +169,7 @@ export class Controller {
         log,
         reconcileId,
         signal: this.stopController.signal,
+        status: this.status,
       });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
@@ -190,4 +208,11 @@ export class Controller {
       endTimer();
     }
   }
+}
+
+function noStatusWriter<T extends ObjectWithStatus>(controller: string): StatusWriter<T> {
+  const fail = (): never => {
+    throw new Error(`controller ${controller} writes no status: set it up with .status() in its builder`);
+  };
+  return { latest: fail, write: fail };
 }

@@ -1,4 +1,6 @@
 import type { Logger } from '../log.ts';
+import type { ObjectWithStatus } from '../write/status.ts';
+import type { StatusWriter } from '../write/status-writer.ts';
 
 /** What a reconcile is about: one object, by namespace and name (its current state is read from the cache). */
 export interface Request {
@@ -13,15 +15,17 @@ export interface Result {
   requeue?: boolean;
 }
 
-export interface ReconcileContext {
+export interface ReconcileContext<T extends ObjectWithStatus = ObjectWithStatus> {
   log: Logger;
   reconcileId: string;
   /** Aborted when the controller stops (shutdown or lost leadership). */
   signal: AbortSignal;
+  /** Where the status of the reconciled object goes (set up by the builder's `.status()`). */
+  status: StatusWriter<T>;
 }
 
-export interface Reconciler {
-  reconcile(request: Request, context: ReconcileContext): Promise<Result | undefined>;
+export interface Reconciler<T extends ObjectWithStatus = ObjectWithStatus> {
+  reconcile(request: Request, context: ReconcileContext<T>): Promise<Result | undefined>;
 }
 
 /** An error retrying cannot fix (bad input): logged and counted, not requeued. */

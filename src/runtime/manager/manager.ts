@@ -7,8 +7,8 @@ import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
 import type { KubeObject } from '../client/object.ts';
 import { PriorityThrottle } from '../client/priority-throttle.ts';
 import type { ResourceType } from '../client/resource.ts';
-import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
-import type { Controller } from '../controller/controller.ts';
+import { type ControllerHost, namedController } from '../controller/builder.ts';
+import type { RunnableController } from '../controller/controller.ts';
 import {
   ApiEventRecorder,
   type EventRecorder,
@@ -47,7 +47,7 @@ export class Manager implements ControllerHost {
   readonly cache: InformerCache;
   readonly registry = new Registry();
   readonly log: Logger;
-  readonly controllers: Controller[] = [];
+  readonly controllers: RunnableController[] = [];
   /** events.k8s.io/v1 Events, aggregated and rate limited; shared by every controller. */
   readonly events: EventRecorder;
   private readonly eventRecorder: ApiEventRecorder;
@@ -91,11 +91,12 @@ export class Manager implements ControllerHost {
     return eventsFor(this.events, controller, type);
   }
 
-  controller(name: string): ControllerBuilder {
-    return new ControllerBuilder(this, name);
+  /** Starts registering a controller: `.controller(name).for(Type)...complete(reconciler)`. */
+  controller(name: string) {
+    return namedController(this, name);
   }
 
-  addController(controller: Controller): void {
+  addController(controller: RunnableController): void {
     if (this.controllers.some((c) => c.name === controller.name)) {
       throw new Error(`a controller named ${controller.name} is already registered`);
     }

@@ -1,25 +1,67 @@
+import { isNotFound } from '../client/errors.ts';
 import type { KubeClient } from '../client/kube-client.ts';
 import type { ResourceType } from '../client/resource.ts';
-import { errorMessage, type Logger } from '../log.ts';
-import {
-  desiredStatus,
-  type ObjectWithStatus,
-  patchWholeStatus,
-  type StatusOf,
-  statusChanged,
-} from './status.ts';
+import { isProgressOnly } from './progress-only.ts';
+import type { ObjectWithStatus, StatusOf } from './status.ts';
 import { type StatusWriteLane, StatusWriteQueue } from './status-queue.ts';
+import { type StatusStrategy, type StatusTarget, toJsonValue } from './status-strategy.ts';
+
+/**
+ * What a reconciler writes its object's status through (`ctx.status`). It hands the status over
+ * and goes on: the runtime writes it in the background, skips it when the server already has it,
+ * spaces out progress-only changes, retries a failed write by reconciling the object again, forgets
+ * deleted objects and drains at shutdown.
+ */
+export interface StatusWriter<T extends ObjectWithStatus> {
+  /**
+   * The status `obj` has once what was handed over for it is written: the cache lags our own writes,
+   * so a reconcile that computes the next status from the previous one (conditions, progress times)
+   * reads it here, or two syncs in quick succession would each start from the cached one.
+   */
+  latest(obj: T): StatusOf<T> | undefined;
+  /** Hands over the status this controller wants `obj` to have (latest wins). */
+  write(obj: T, status: StatusOf<T>): void;
+}
 
 /** What the writer reads the object's latest cached state from (an Informer). */
 export interface CachedObjects<T> {
   get(namespace: string | undefined, name: string): T | undefined;
 }
 
+/**
+ * Changes that only report more of the same good news (these counts rise, no condition changes
+ * what a reader decides on) are written at most once per interval; the latest one waits and is sent
+ * when the interval is up. Every pod that becomes ready changes its owner's counts; writing each one
+ * would cost an API call competing with creating pods. Delaying good news is always safe: readers
+ * act on less progress than there is, never more.
+ */
+export interface ProgressOptions<S> {
+  counts: readonly (keyof S)[];
+  /** Condition reasons that only report progress (moving between them is progress too). */
+  reasons?: ReadonlySet<string>;
+  intervalMs: number;
+}
+
 export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
   client: KubeClient;
-  type: ResourceType;
+  type: ResourceType<T>;
   cache: CachedObjects<T>;
-  queue: StatusWriteQueue;
+  strategy: StatusStrategy;
+  /** observedGeneration is set to the generation the status was computed from (default true). */
+  setObservedGeneration?: boolean;
+  progress?: ProgressOptions<StatusOf<T>>;
+  /** Writes in flight at most. */
+  concurrency?: number;
+  /** Aborted when the controller stops: writes not yet sent are dropped. */
+  signal: AbortSignal;
+  /** A write failed: the owner reconciles the object again, which hands over a fresh status. */
+  onError(key: string, err: unknown): void;
+  now?: () => number;
+}
+
+interface Submitted<S> {
+  target: StatusTarget;
+  status: S;
 }
 
 interface Written {
@@ -32,59 +74,134 @@ interface Written {
 }
 
 /**
- * Hands a reconcile's status to a StatusWriteQueue and sends it when its turn comes, as updateStatus
- * would (a uid-guarded JSON Patch of the whole status). Nothing is sent when the object is gone or
- * was replaced (another uid), or when the server already has that status. This controller is the
- * single writer of the status, so after a write of ours the server has what we sent, whatever the
- * cache (which lags our own writes) still shows: the next status is compared with what we sent, and
- * with the cache only when the cache shows neither our write nor the version we wrote over (someone
- * else wrote; writing again is at worst a no-op). observedGeneration is the generation the status was
- * computed from, not the latest.
+ * The runtime's one status writer (see StatusWriter), on its own StatusWriteQueue (latest wins per
+ * key, urgent writes first, bounded concurrency). Nothing is sent when the object is gone or was
+ * replaced (another uid), or when the server already has that status. After a write of ours the
+ * server has what we sent, whatever the cache still shows: the next status is compared with what we
+ * sent, and with the cache only when the cache shows neither our write nor the version we wrote
+ * over (someone else wrote; writing again is at worst a no-op).
  */
-export class BackgroundStatusWriter<T extends ObjectWithStatus> {
+export class BackgroundStatusWriter<T extends ObjectWithStatus> implements StatusWriter<T> {
   readonly #options: BackgroundStatusWriterOptions<T>;
+  readonly #queue: StatusWriteQueue;
+  readonly #now: () => number;
+  /** What was handed over and is not yet known to be in the cache. */
+  readonly #submitted = new Map<string, Submitted<StatusOf<T>>>();
   readonly #written = new Map<string, Written>();
-  /** The status last handed over per key (with its object's uid): what the server is about to have. */
-  readonly #submitted = new Map<string, { uid: string | undefined; status: StatusOf<T> }>();
+  /** When a write was last handed to the queue, per key (for the progress interval). */
+  readonly #lastSent = new Map<string, number>();
+  /** Progress-only writes waiting for their interval to be up. */
+  readonly #held = new Map<string, NodeJS.Timeout>();
   /** A token per write in flight; forget() drops it, so that write then records nothing. */
   readonly #inFlight = new Map<string, object>();
 
   constructor(options: BackgroundStatusWriterOptions<T>) {
     this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#queue = new StatusWriteQueue({ concurrency: options.concurrency, onError: options.onError });
+    options.signal.addEventListener('abort', () => this.#clearHeld(), { once: true });
   }
 
-  submit(obj: T, status: StatusOf<T>, lane: StatusWriteLane, signal: AbortSignal): void {
-    const next = desiredStatus(obj, () => status);
-    this.#submitted.set(keyOf(obj), { uid: obj.metadata?.uid, status: next });
-    this.#options.queue.submit(keyOf(obj), { lane, signal, run: (s) => this.#write(obj, next, s) });
+  latest(obj: T): StatusOf<T> | undefined {
+    const key = keyOf(obj);
+    const submitted = this.#submitted.get(key);
+    if (!submitted || submitted.target.uid !== obj.metadata?.uid) return obj.status as StatusOf<T>;
+    const { strategy } = this.#options;
+    if (!this.#busy(key) && strategy.has(obj.status, submitted.status)) {
+      this.#submitted.delete(key); // the cache has caught up: keep no second copy
+      return obj.status as StatusOf<T>;
+    }
+    return strategy.overlay(obj.status, submitted.status) as StatusOf<T>;
   }
 
-  /**
-   * The status of `obj` as this writer's last submit left it, which the cache shows only once the
-   * write is done and watched back; the cached status when nothing was submitted for this object.
-   * A reconcile that computes the next status from the previous one (conditions, progress times)
-   * reads it here: two syncs in quick succession would otherwise each start from the cached one and
-   * the second undo the first (upstream's UpdateStatus fails on a stale resourceVersion instead).
-   */
-  latestStatus(obj: T): StatusOf<T> | undefined {
-    const submitted = this.#submitted.get(keyOf(obj));
-    return submitted && submitted.uid === obj.metadata?.uid ? submitted.status : obj.status;
+  write(obj: T, status: StatusOf<T>): void {
+    if (this.#options.signal.aborted) return;
+    const key = keyOf(obj);
+    const previous = this.latest(obj);
+    const next = this.#desired(obj, status);
+    this.#submitted.set(key, {
+      target: { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '', uid: obj.metadata?.uid },
+      status: next,
+    });
+    const progress = this.#options.progress;
+    const progressOnly =
+      progress !== undefined &&
+      previous !== undefined &&
+      isProgressOnly(previous, next, progress.counts, progress.reasons);
+    if (!progressOnly) {
+      this.#send(key, 'urgent');
+      return;
+    }
+    const last = this.#lastSent.get(key);
+    const hold = last === undefined ? 0 : last + progress.intervalMs - this.#now();
+    if (hold <= 0) {
+      this.#send(key, 'progress');
+    } else if (!this.#held.has(key)) {
+      const timer = setTimeout(() => {
+        this.#held.delete(key);
+        this.#send(key, 'progress');
+      }, hold);
+      timer.unref();
+      this.#held.set(key, timer);
+    }
   }
 
-  /** Forgets `obj`'s key: its object is gone. */
+  /** Forgets `key`: its object is gone. */
   forget(key: string): void {
+    this.#clearHeld(key);
     this.#submitted.delete(key);
     this.#written.delete(key);
+    this.#lastSent.delete(key);
     this.#inFlight.delete(key);
-    this.#options.queue.forget(key);
+    this.#queue.forget(key);
   }
 
-  async #write(obj: T, next: StatusOf<T>, signal: AbortSignal): Promise<void> {
-    const { client, type, cache } = this.#options;
-    const key = keyOf(obj);
-    const current = cache.get(obj.metadata?.namespace, obj.metadata?.name ?? '');
-    const uid = obj.metadata?.uid;
-    if (!current || current.metadata?.uid !== uid) {
+  /** Sends the writes held back for their interval now, and resolves once nothing is left to send. */
+  drain(): Promise<void> {
+    for (const key of [...this.#held.keys()]) {
+      this.#clearHeld(key);
+      this.#send(key, 'progress');
+    }
+    return this.#queue.drain();
+  }
+
+  /** Writes waiting for the queue or for their interval, and writes in flight (for tests and metrics). */
+  get pending(): number {
+    return this.#queue.pending + this.#queue.inFlight + this.#held.size;
+  }
+
+  #desired(obj: T, status: StatusOf<T>): StatusOf<T> {
+    const computed = toJsonValue(status) as StatusOf<T>;
+    const generation = obj.metadata?.generation;
+    if (this.#options.setObservedGeneration === false || generation === undefined) return computed;
+    return { ...computed, observedGeneration: generation };
+  }
+
+  #busy(key: string): boolean {
+    return this.#held.has(key) || this.#inFlight.has(key);
+  }
+
+  #clearHeld(key?: string): void {
+    for (const [k, timer] of this.#held) {
+      if (key !== undefined && k !== key) continue;
+      clearTimeout(timer);
+      this.#held.delete(k);
+    }
+  }
+
+  #send(key: string, lane: StatusWriteLane): void {
+    this.#clearHeld(key);
+    this.#lastSent.set(key, this.#now());
+    this.#queue.submit(key, { lane, signal: this.#options.signal, run: (s) => this.#run(key, s) });
+  }
+
+  async #run(key: string, signal: AbortSignal): Promise<void> {
+    const submitted = this.#submitted.get(key);
+    if (!submitted) return;
+    const { client, type, cache, strategy } = this.#options;
+    const { target, status: next } = submitted;
+    const current = cache.get(target.namespace, target.name);
+    if (!current || current.metadata?.uid !== target.uid) {
       this.#written.delete(key);
       return;
     }
@@ -92,22 +209,24 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
     const token = {};
     this.#inFlight.set(key, token);
     try {
-      const written = await patchWholeStatus(client, type, obj, next, { signal });
+      const written = await strategy.send(client, type, target, next, signal);
       if (this.#inFlight.get(key) !== token) return; // forgotten meanwhile: its object is gone
       this.#written.set(key, {
-        uid,
+        uid: target.uid,
         baseResourceVersion: current.metadata?.resourceVersion,
         writtenResourceVersion: written.metadata?.resourceVersion,
         json: JSON.stringify(next),
       });
+    } catch (err) {
+      if (!isNotFound(err)) throw err; // gone: nothing to report on
     } finally {
       if (this.#inFlight.get(key) === token) this.#inFlight.delete(key);
     }
   }
 
-  /** Whether the server already has `next` as the status of `current` (same uid). */
+  /** Whether the server already has `next` as (part of) the status of `current` (same uid). */
   #serverHas(key: string, current: T, next: StatusOf<T>): boolean {
-    const cacheHasIt = !statusChanged(current.status, next);
+    const cacheHasIt = this.#options.strategy.has(current.status, next);
     const last = this.#written.get(key);
     if (!last || last.uid !== current.metadata?.uid) return cacheHasIt;
     if (JSON.stringify(next) !== last.json) return false; // the server has what we sent last
@@ -118,40 +237,4 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> {
 
 function keyOf(obj: ObjectWithStatus): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
-/** What createStatusWriter needs from the controller the writer belongs to. */
-export interface StatusWriterOwner {
-  retryKey(key: string): void;
-  onStop(hook: () => Promise<void>): void;
-}
-
-/**
- * A BackgroundStatusWriter on its own queue, for one controller. The controller is created after its
- * reconciler (which holds the writer), so it is attached afterwards: a failed write is logged and
- * its key reconciled again with backoff, and stopping the controller drains the writes first.
- */
-export function createStatusWriter<T extends ObjectWithStatus>(options: {
-  client: KubeClient;
-  type: ResourceType;
-  cache: CachedObjects<T>;
-  log: Logger;
-  concurrency?: number;
-}): { writer: BackgroundStatusWriter<T>; attach(owner: StatusWriterOwner): void } {
-  let owner: StatusWriterOwner | undefined;
-  const queue = new StatusWriteQueue({
-    concurrency: options.concurrency,
-    onError: (key, err) => {
-      options.log.warn('status write failed, will retry', { key, error: errorMessage(err) });
-      owner?.retryKey(key);
-    },
-  });
-  const writer = new BackgroundStatusWriter({ ...options, queue });
-  return {
-    writer,
-    attach(o) {
-      owner = o;
-      o.onStop(() => queue.drain());
-    },
-  };
 }

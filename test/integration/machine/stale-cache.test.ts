@@ -17,8 +17,9 @@ import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { testClient } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { reconcileContext } from '../../support/reconcile-context.ts';
 import { waitFor } from '../../support/wait.ts';
-import { getMachine, machine, prepareCluster, releaseMachines } from './helpers.ts';
+import { machine, prepareCluster, releaseMachines } from './helpers.ts';
 
 const HOLD = 'example.com/test-hold';
 
@@ -105,13 +106,10 @@ describe('Stopped with a stale Job cache', () => {
       copyImage: 'busybox:1.36',
       restoreDeadlineSeconds: 3600,
     });
-    await reconciler.reconcile(
-      { namespace: ns, name: 'restoring' },
-      { log: testLogger(), reconcileId: 'test', signal: stop.signal },
-    );
+    const ctx = reconcileContext<Machine>(stop.signal);
+    await reconciler.reconcile({ namespace: ns, name: 'restoring' }, ctx);
 
-    const m = await getMachine(client, ns, 'restoring');
-    assert.equal(m?.status?.phase, 'Stopping', 'a restore Job still runs: not Stopped');
+    assert.equal(ctx.status.last('restoring')?.phase, 'Stopping', 'a restore Job still runs: not Stopped');
     const job = await client.get<V1Job>(CoreTypes.Job, ns, jobName).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;
       throw err;

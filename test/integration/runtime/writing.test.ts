@@ -5,25 +5,28 @@ import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
   type BasicReplicaSetStatus,
+  MACHINE,
+  type Machine,
 } from '../../../src/apis/index.ts';
 import { ApiError, isInvalid, isPatchTestFailed } from '../../../src/runtime/client/errors.ts';
 import { KubeClient, type PatchRequest } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { ApiEventRecorder, type EventsV1Event } from '../../../src/runtime/events/index.ts';
+import { findCondition, setCondition } from '../../../src/runtime/write/conditions.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import {
-  addFinalizer,
   adopt,
   controllerReference,
-  findCondition,
-  hasFinalizer,
   isControlledBy,
   release,
-  removeFinalizer,
-  setCondition,
-  updateStatus,
-} from '../../../src/runtime/write/index.ts';
-import { StatusWriteQueue } from '../../../src/runtime/write/status-queue.ts';
+} from '../../../src/runtime/write/owner-refs.ts';
+import type { ObjectWithStatus } from '../../../src/runtime/write/status.ts';
+import {
+  applyOwnedFields,
+  replaceWholeStatus,
+  type StatusStrategy,
+} from '../../../src/runtime/write/status-strategy.ts';
 import { BackgroundStatusWriter } from '../../../src/runtime/write/status-writer.ts';
 import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
@@ -159,48 +162,67 @@ describe('write helpers against the API server', () => {
     assert.equal(invalidClient.patches, 1, 'a validation error is thrown at once');
   });
 
+  /** A writer whose cache is what the test says it is (the test stands in for the informer). */
+  function statusWriter<T extends ObjectWithStatus>(
+    type: ResourceType<T>,
+    cache: () => T | undefined,
+    options: { client?: KubeClient; strategy?: StatusStrategy; failures?: string[] } = {},
+  ) {
+    return new BackgroundStatusWriter<T>({
+      client: options.client ?? client,
+      type,
+      cache: { get: cache },
+      strategy: options.strategy ?? replaceWholeStatus,
+      setObservedGeneration: options.strategy === undefined,
+      concurrency: 1,
+      signal: new AbortController().signal,
+      onError: (key) => options.failures?.push(key),
+    });
+  }
+
   it('skips a status write that changes nothing and keeps lastTransitionTime while status holds', {
     timeout: 60_000,
   }, async () => {
     const type = BASIC_REPLICA_SET;
     let brs = await client.create<BasicReplicaSet>(type, replicaSet(ns, 'status'));
-    const status = (ready: 'True' | 'False', reason: string) => (obj: BasicReplicaSet) =>
-      ({
-        replicas: 0,
-        activeReplicas: 0,
-        readyReplicas: 0,
-        availableReplicas: 0,
-        conditions: setCondition(
-          obj.status?.conditions,
-          { type: 'Ready', status: ready, reason, message: reason },
-          new Date(),
-        ),
-      }) as BasicReplicaSetStatus;
+    const writer = statusWriter(type, () => brs);
+    const status = (ready: 'True' | 'False', reason: string): BasicReplicaSetStatus => ({
+      replicas: 0,
+      activeReplicas: 0,
+      readyReplicas: 0,
+      availableReplicas: 0,
+      conditions: setCondition(
+        writer.latest(brs)?.conditions,
+        { type: 'Ready', status: ready, reason, message: reason },
+        new Date(),
+      ),
+    });
+    const writeAndRead = async (next: BasicReplicaSetStatus) => {
+      writer.write(brs, next);
+      await writer.drain();
+      brs = await client.get(type, ns, 'status');
+      return brs;
+    };
 
-    const first = await updateStatus(client, type, brs, status('False', 'Scaling'));
-    assert.equal(first.changed, true);
-    brs = first.object;
-    const firstTransition = findCondition(brs.status?.conditions, 'Ready')!.lastTransitionTime;
-    assert.equal(brs.status?.observedGeneration, brs.metadata.generation);
+    const first = await writeAndRead(status('False', 'Scaling'));
+    const firstTransition = findCondition(first.status?.conditions, 'Ready')!.lastTransitionTime;
+    assert.equal(first.status?.observedGeneration, first.metadata.generation);
 
-    const same = await updateStatus(client, type, brs, status('False', 'Scaling'));
-    assert.equal(same.changed, false);
-    const read = await client.get<BasicReplicaSet>(type, ns, 'status');
+    const same = await writeAndRead(status('False', 'Scaling'));
     assert.equal(
-      read.metadata.resourceVersion,
-      brs.metadata.resourceVersion,
+      same.metadata.resourceVersion,
+      first.metadata.resourceVersion,
       'no write, no new resourceVersion',
     );
 
     await sleep(1_100); // condition times have whole-second resolution
-    const reasonOnly = await updateStatus(client, type, read, status('False', 'StillScaling'));
-    assert.equal(reasonOnly.changed, true);
-    const held = findCondition(reasonOnly.object.status?.conditions, 'Ready')!;
+    const reasonOnly = await writeAndRead(status('False', 'StillScaling'));
+    const held = findCondition(reasonOnly.status?.conditions, 'Ready')!;
     assert.equal(held.reason, 'StillScaling');
     assert.equal(held.lastTransitionTime, firstTransition, 'same status: the transition time stays');
 
-    const flipped = await updateStatus(client, type, reasonOnly.object, status('True', 'AllReady'));
-    const ready = findCondition(flipped.object.status?.conditions, 'Ready')!;
+    const flipped = await writeAndRead(status('True', 'AllReady'));
+    const ready = findCondition(flipped.status?.conditions, 'Ready')!;
     assert.equal(ready.status, 'True');
     assert.notEqual(ready.lastTransitionTime, firstTransition, 'a new status moves the transition time');
   });
@@ -211,42 +233,35 @@ describe('write helpers against the API server', () => {
     const type = BASIC_REPLICA_SET;
     const counting = await countingClient();
     const original = await client.create(type, replicaSet(ns, 'background'));
-    // Stands in for the informer: the test decides what the cache has seen.
     let cached: BasicReplicaSet | undefined = original;
     const failures: string[] = [];
-    const queue = new StatusWriteQueue({ concurrency: 1, onError: (key) => failures.push(key) });
-    const writer = new BackgroundStatusWriter<BasicReplicaSet>({
-      client: counting,
-      type,
-      cache: { get: () => cached },
-      queue,
-    });
-    const live = new AbortController().signal;
+    const writer = statusWriter(type, () => cached, { client: counting, failures });
     const status = (replicas: number): BasicReplicaSetStatus => ({ replicas, activeReplicas: replicas });
 
-    writer.submit(original, status(1), 'progress', live); // goes at once
-    writer.submit(original, status(2), 'progress', live); // waits behind it...
-    writer.submit(original, status(3), 'urgent', live); // ...and is replaced by this one
-    await queue.drain();
+    writer.write(original, status(1)); // goes at once
+    writer.write(original, status(2)); // waits behind it...
+    writer.write(original, status(3)); // ...and is replaced by this one
+    await writer.drain();
     assert.equal(counting.patches, 2, 'the first write and the latest');
     const read = await client.get<BasicReplicaSet>(type, ns, 'background');
     assert.equal(read.status?.replicas, 3);
     assert.equal(read.status?.observedGeneration, original.metadata.generation);
 
     // The cache has not seen the write yet: sending the same status again would be a no-op write.
-    writer.submit(original, status(3), 'progress', live);
-    await queue.drain();
+    writer.write(original, status(3));
+    await writer.drain();
     assert.equal(counting.patches, 2);
     // Once it has, the cache is compared with.
     cached = read;
-    writer.submit(read, status(3), 'progress', live);
-    await queue.drain();
+    writer.write(read, status(3));
+    await writer.drain();
     assert.equal(counting.patches, 2);
 
     // Going back to the status the (lagging) cache still shows is a real change: the server has 4.
-    writer.submit(read, status(4), 'urgent', live);
-    writer.submit(read, status(3), 'urgent', live);
-    await queue.drain();
+    writer.write(read, status(4));
+    await writer.drain();
+    writer.write(read, status(3));
+    await writer.drain();
     assert.equal(counting.patches, 4);
     const back = await client.get<BasicReplicaSet>(type, ns, 'background');
     assert.equal(back.status?.replicas, 3);
@@ -255,11 +270,51 @@ describe('write helpers against the API server', () => {
     await client.delete(type, ns, 'background');
     const successor = await client.create(type, replicaSet(ns, 'background'));
     cached = successor;
-    writer.submit(read, status(7), 'urgent', live);
-    await queue.drain();
+    writer.write(read, status(7));
+    await writer.drain();
     assert.equal(counting.patches, 4);
     assert.equal((await client.get<BasicReplicaSet>(type, ns, 'background')).status?.replicas, undefined);
     assert.deepEqual(failures, []);
+  });
+
+  it('two controllers applying their own conditions to one status never overwrite each other', {
+    timeout: 60_000,
+  }, async () => {
+    const type = MACHINE;
+    let machine = await client.create<Machine>(type, {
+      apiVersion: MACHINE.apiVersion,
+      kind: MACHINE.kind,
+      metadata: { name: 'shared', namespace: ns },
+      spec: { image: 'registry.k8s.io/pause:3.10' },
+    });
+    const live = () => machine;
+    const owner = statusWriter(type, live, { strategy: applyOwnedFields('test-owner') });
+    const other = statusWriter(type, live, { strategy: applyOwnedFields('test-other') });
+    const condition = (type: string, reason: string) =>
+      setCondition(undefined, { type, status: 'False', reason, message: reason }, new Date());
+
+    owner.write(machine, { phase: 'Pending', conditions: condition('Ready', 'Starting') });
+    other.write(machine, { conditions: condition('VolumeBackup', 'BackupPending') });
+    await Promise.all([owner.drain(), other.drain()]);
+    // Each wrote from a copy that had not seen the other's write.
+    owner.write(machine, { phase: 'Running', conditions: condition('Ready', 'Running') });
+    await owner.drain();
+    machine = await client.get(type, ns, 'shared');
+    assert.equal(machine.status?.phase, 'Running');
+    assert.deepEqual(machine.status?.conditions?.map((c) => `${c.type}=${c.reason}`).sort(), [
+      'Ready=Running',
+      'VolumeBackup=BackupPending',
+    ]);
+    // latest() shows both: the other controller's entry from the object, ours as written.
+    const seen = other.latest(machine);
+    assert.deepEqual(seen?.conditions?.map((c) => c.type).sort(), ['Ready', 'VolumeBackup']);
+
+    // A field its owner stops sending is removed; the other's fields stay.
+    owner.write(machine, { conditions: condition('Ready', 'Running') });
+    await owner.drain();
+    machine = await client.get(type, ns, 'shared');
+    assert.equal(machine.status?.phase, undefined);
+    assert.equal(findCondition(machine.status?.conditions, 'VolumeBackup')?.reason, 'BackupPending');
   });
 
   it('folds 20 identical events into one Event with a series', { timeout: 60_000 }, async () => {

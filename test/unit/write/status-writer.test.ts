@@ -1,47 +1,254 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import type { StatusWriteQueue } from '../../../src/runtime/write/status-queue.ts';
-import { BackgroundStatusWriter } from '../../../src/runtime/write/status-writer.ts';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { ApiError } from '../../../src/runtime/client/errors.ts';
+import type { KubeClient, PatchRequest } from '../../../src/runtime/client/kube-client.ts';
+import { resourceOf } from '../../../src/runtime/client/resource.ts';
+import type { Condition } from '../../../src/runtime/write/conditions.ts';
+import {
+  applyOwnedFields,
+  replaceWholeStatus,
+  type StatusStrategy,
+} from '../../../src/runtime/write/status-strategy.ts';
+import { BackgroundStatusWriter, type ProgressOptions } from '../../../src/runtime/write/status-writer.ts';
 
-interface Thing {
-  metadata?: { name?: string; namespace?: string; uid?: string; generation?: number };
-  status?: { phase?: string; observedGeneration?: number };
+interface ThingStatus {
+  phase?: string;
+  ready?: number;
+  observedGeneration?: number;
+  conditions?: Condition[];
 }
-
-/** A queue that holds on to writes (they never run): what latestStatus reports must not wait for them. */
-const heldQueue = { submit() {}, forget() {} } as unknown as StatusWriteQueue;
-const signal = new AbortController().signal;
-const thing = (uid: string, phase: string): Thing => ({
-  metadata: { name: 'a', namespace: 'ns', uid, generation: 1 },
-  status: { phase },
+interface Thing {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+  };
+  status?: ThingStatus;
+}
+const THING = resourceOf<Thing>()({
+  group: 'test',
+  version: 'v1',
+  kind: 'Thing',
+  plural: 'things',
+  namespaced: true,
 });
 
-function writer() {
+const thing = (uid: string, status?: ThingStatus): Thing => ({
+  metadata: { name: 'a', namespace: 'ns', uid, generation: 1, resourceVersion: '1' },
+  ...(status ? { status } : {}),
+});
+const condition = (type: string, reason: string): Condition => ({
+  type,
+  status: 'True',
+  reason,
+  message: reason,
+  lastTransitionTime: '2026-11-24T00:00:00Z',
+});
+
+/** A client that records the status patches it gets and answers with a resourceVersion. */
+function recordingClient(fail?: (request: PatchRequest) => Error | undefined) {
+  const sent: PatchRequest[] = [];
+  const client = {
+    patch: async (_type: unknown, request: PatchRequest) => {
+      sent.push(request);
+      const err = fail?.(request);
+      if (err) throw err;
+      return { metadata: { resourceVersion: String(sent.length + 100) } };
+    },
+  } as unknown as KubeClient;
+  return { client, sent };
+}
+
+function writerFor(options: {
+  client: KubeClient;
+  cached: () => Thing | undefined;
+  strategy?: StatusStrategy;
+  progress?: ProgressOptions<ThingStatus>;
+  errors?: string[];
+}) {
   return new BackgroundStatusWriter<Thing>({
-    client: {} as KubeClient,
-    type: CoreTypes.ConfigMap,
-    cache: { get: () => undefined },
-    queue: heldQueue,
+    client: options.client,
+    type: THING,
+    cache: { get: options.cached },
+    strategy: options.strategy ?? replaceWholeStatus,
+    setObservedGeneration: options.strategy === undefined,
+    progress: options.progress,
+    signal: new AbortController().signal,
+    onError: (key) => options.errors?.push(key),
   });
 }
 
-describe('BackgroundStatusWriter.latestStatus', () => {
-  it('is the status last submitted, before the write lands and the cache shows it', () => {
-    const w = writer();
-    const cached = thing('u1', 'Old');
-    assert.equal(w.latestStatus(cached)?.phase, 'Old');
-    w.submit(cached, { phase: 'First' }, 'urgent', signal);
-    w.submit(cached, { phase: 'Second' }, 'progress', signal);
-    assert.equal(w.latestStatus(cached)?.phase, 'Second');
+const statusSent = (request: PatchRequest | undefined): unknown =>
+  (request?.body as { value?: unknown }[] | undefined)?.[1]?.value;
+
+describe('BackgroundStatusWriter', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'] }));
+  afterEach(() => mock.timers.reset());
+
+  it('latest() is the status last handed over, before the write lands and the cache shows it', () => {
+    const { client } = recordingClient();
+    const cached = thing('u1', { phase: 'Old' });
+    const w = writerFor({ client, cached: () => cached });
+    assert.equal(w.latest(cached)?.phase, 'Old');
+    w.write(cached, { phase: 'First' });
+    w.write(cached, { phase: 'Second' });
+    assert.equal(w.latest(cached)?.phase, 'Second');
+    assert.equal(w.latest(thing('u2', { phase: 'Recreated' }))?.phase, 'Recreated', 'a namesake has its own');
+    w.forget('ns/a');
+    assert.equal(w.latest(cached)?.phase, 'Old');
   });
 
-  it("is the object's own status for a namesake with another uid, and after forget()", () => {
-    const w = writer();
-    w.submit(thing('u1', 'Old'), { phase: 'Submitted' }, 'urgent', signal);
-    assert.equal(w.latestStatus(thing('u2', 'Recreated'))?.phase, 'Recreated');
-    w.forget('ns/a');
-    assert.equal(w.latestStatus(thing('u1', 'Cached'))?.phase, 'Cached');
+  it('sends the latest status, with the generation it was computed from, guarded by the uid', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { phase: 'Old' });
+    const w = writerFor({ client, cached: () => cached });
+    w.write(cached, { phase: 'First' });
+    w.write(cached, { phase: 'Second' });
+    w.write(cached, { phase: 'Third' });
+    await w.drain();
+    // The first goes at once; the two behind it coalesce into the latest.
+    assert.deepEqual(sent.map(statusSent), [
+      { phase: 'First', observedGeneration: 1 },
+      { phase: 'Third', observedGeneration: 1 },
+    ]);
+    assert.deepEqual((sent[0]!.body as unknown[])[0], { op: 'test', path: '/metadata/uid', value: 'u1' });
+    assert.equal(sent[0]?.subresource, 'status');
+  });
+
+  it('sends nothing the server has already, nor for an object that is gone or replaced', async () => {
+    const { client, sent } = recordingClient();
+    let cached: Thing | undefined = thing('u1', { phase: 'Same', observedGeneration: 1 });
+    const w = writerFor({ client, cached: () => cached });
+    w.write(thing('u1'), { phase: 'Same' });
+    await w.drain();
+    cached = thing('u2');
+    w.write(thing('u1'), { phase: 'New' });
+    await w.drain();
+    cached = undefined;
+    w.write(thing('u1'), { phase: 'Newer' });
+    await w.drain();
+    assert.equal(sent.length, 0);
+  });
+
+  it('holds progress-only changes for the interval and then sends the latest; an urgent one goes at once', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({ client, cached: () => cached, progress: { counts: ['ready'], intervalMs: 1000 } });
+    w.write(cached, { ready: 1 }); // nothing sent for a while: goes at once
+    await w.drain();
+    w.write(cached, { ready: 2 });
+    w.write(cached, { ready: 3 });
+    await Promise.resolve();
+    assert.equal(sent.length, 1, 'held');
+    assert.equal(w.pending, 1);
+    mock.timers.tick(1000);
+    await w.drain();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [1, 3],
+    );
+
+    w.write(cached, { ready: 4 }); // held again...
+    w.write(cached, { ready: 2 }); // ...and a count that goes down is urgent
+    await w.drain();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [1, 3, 2],
+    );
+  });
+
+  it('drain() sends what it holds at once (shutdown)', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({
+      client,
+      cached: () => cached,
+      progress: { counts: ['ready'], intervalMs: 60_000 },
+    });
+    w.write(cached, { ready: 1 });
+    await w.drain();
+    w.write(cached, { ready: 5 });
+    await w.drain();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [1, 5],
+    );
+  });
+
+  it('a write that fails asks for a reconcile; one whose object is gone does not', async () => {
+    const errors: string[] = [];
+    const { client } = recordingClient((r) =>
+      r.name === 'a' ? new ApiError(500, 'InternalError', 'etcd is down') : undefined,
+    );
+    const cached = thing('u1');
+    const w = writerFor({ client, cached: () => cached, errors });
+    w.write(cached, { phase: 'X' });
+    await w.drain();
+    assert.deepEqual(errors, ['ns/a']);
+
+    const gone = recordingClient(() => new ApiError(404, 'NotFound', 'gone'));
+    const w2 = writerFor({ client: gone.client, cached: () => cached, errors });
+    w2.write(cached, { phase: 'X' });
+    await w2.drain();
+    assert.deepEqual(errors, ['ns/a']);
+  });
+});
+
+describe('applyOwnedFields', () => {
+  const strategy = applyOwnedFields('me');
+
+  it('sends only the fields handed over, as a forced apply of the status with its field manager', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { phase: 'P', conditions: [condition('Theirs', 'A')] });
+    const w = writerFor({ client, cached: () => cached, strategy });
+    w.write(cached, { conditions: [condition('Mine', 'B')] });
+    await w.drain();
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.patchType, 'apply');
+    assert.equal(sent[0]?.fieldManager, 'me');
+    assert.equal(sent[0]?.force, true);
+    assert.deepEqual((sent[0]!.body as { status: unknown }).status, { conditions: [condition('Mine', 'B')] });
+  });
+
+  it('has() looks only at the fields sent, and at conditions by type', () => {
+    const current = { phase: 'P', conditions: [condition('Theirs', 'A'), condition('Mine', 'B')] };
+    assert.equal(strategy.has(current, { conditions: [condition('Mine', 'B')] }), true);
+    assert.equal(strategy.has(current, { conditions: [condition('Mine', 'C')] }), false);
+    assert.equal(strategy.has(current, { phase: 'P' }), true);
+    assert.equal(strategy.has(current, { phase: 'Q' }), false);
+    assert.equal(strategy.has(undefined, { conditions: [condition('Mine', 'B')] }), false);
+  });
+
+  it("overlay() keeps the other writers' conditions and replaces ours", () => {
+    const merged = strategy.overlay(
+      { phase: 'P', conditions: [condition('Theirs', 'A'), condition('Mine', 'Old')] },
+      { ready: 1, conditions: [condition('Mine', 'New')] },
+    ) as ThingStatus;
+    assert.equal(merged.phase, 'P');
+    assert.equal(merged.ready, 1);
+    assert.deepEqual(
+      merged.conditions?.map((c) => `${c.type}=${c.reason}`),
+      ['Theirs=A', 'Mine=New'],
+    );
+  });
+});
+
+describe('replaceWholeStatus.has', () => {
+  it('compares as JSON: key order and undefined members do not matter, list order does', () => {
+    const current = { phase: 'P', ready: 1, conditions: [condition('A', 'a'), condition('B', 'b')] };
+    assert.equal(
+      replaceWholeStatus.has(
+        { ...current, observedGeneration: undefined },
+        { ready: 1, phase: 'P', conditions: current.conditions },
+      ),
+      true,
+    );
+    assert.equal(
+      replaceWholeStatus.has(current, { ...current, conditions: [condition('B', 'b'), condition('A', 'a')] }),
+      false,
+    );
+    assert.equal(replaceWholeStatus.has(undefined, {}), true);
   });
 });

@@ -125,19 +125,13 @@ export function progressDeadlineRequeue(input: DeadlineRequeueInput, now: number
 }
 
 /**
- * The reconcile's Result from the deadline check and a held-back status write (`hold` ms, 0 for
- * none). Every requeue is bounded: a delay of at least a millisecond that only a real wait (the
- * deadline, the hold) produces, or the queue's per-item backoff, which the controller does not reset
- * after a rate-limited requeue.
+ * The reconcile's Result from the deadline check. Every requeue is bounded: a delay of at least a
+ * millisecond that only a real wait (the deadline) produces, or the queue's per-item backoff, which
+ * the controller does not reset after a rate-limited requeue.
  */
 export function requeueFor(
   deadline: DeadlineRequeue,
-  hold: number,
 ): { requeueAfterMs: number } | { requeue: true } | undefined {
-  const after = Math.min(
-    deadline.kind === 'after' ? deadline.ms : Number.POSITIVE_INFINITY,
-    hold > 0 ? hold : Number.POSITIVE_INFINITY,
-  );
-  if (Number.isFinite(after)) return { requeueAfterMs: Math.max(1, after) };
+  if (deadline.kind === 'after') return { requeueAfterMs: Math.max(1, deadline.ms) };
   return deadline.kind === 'rate-limited' ? { requeue: true } : undefined;
 }

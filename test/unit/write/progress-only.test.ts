@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isProgressOnly, StatusDebouncer } from '../../../src/runtime/write/status-debounce.ts';
+import { isProgressOnly } from '../../../src/runtime/write/progress-only.ts';
 
 const ready = (status: 'True' | 'False') => [
   {
@@ -11,22 +11,6 @@ const ready = (status: 'True' | 'False') => [
     lastTransitionTime: 't',
   },
 ];
-
-describe('StatusDebouncer', () => {
-  it('holds a key back for the rest of the interval after a write', () => {
-    let now = 1000;
-    const d = new StatusDebouncer(500, () => now);
-    assert.equal(d.holdFor('a'), 0);
-    d.wrote('a');
-    now += 200;
-    assert.equal(d.holdFor('a'), 300);
-    assert.equal(d.holdFor('b'), 0);
-    now += 400;
-    assert.equal(d.holdFor('a'), 0);
-    d.forget('a');
-    assert.equal(d.holdFor('a'), 0);
-  });
-});
 
 describe('isProgressOnly', () => {
   const base = { observedGeneration: 2, replicas: 3, available: 1, conditions: ready('False') };

@@ -1,0 +1,43 @@
+import type { ReconcileContext } from '../../src/runtime/controller/reconciler.ts';
+import type { ObjectWithStatus, StatusOf } from '../../src/runtime/write/status.ts';
+import type { StatusWriter } from '../../src/runtime/write/status-writer.ts';
+import { testLogger } from './log.ts';
+
+/** Keeps the statuses a reconciler hands over, in order, instead of writing them. */
+export class RecordingStatusWriter<T extends ObjectWithStatus> implements StatusWriter<T> {
+  readonly written: { namespace: string; name: string; uid: string | undefined; status: StatusOf<T> }[] = [];
+
+  latest(obj: T): StatusOf<T> | undefined {
+    return this.#lastFor(obj) ?? (obj.status as StatusOf<T> | undefined);
+  }
+
+  write(obj: T, status: StatusOf<T>): void {
+    this.written.push({
+      namespace: obj.metadata?.namespace ?? '',
+      name: obj.metadata?.name ?? '',
+      uid: obj.metadata?.uid,
+      status: structuredClone(status),
+    });
+  }
+
+  /** The status last handed over for the object named `name`. */
+  last(name: string): StatusOf<T> | undefined {
+    return this.written.findLast((w) => w.name === name)?.status;
+  }
+
+  #lastFor(obj: T): StatusOf<T> | undefined {
+    return this.written.findLast(
+      (w) =>
+        w.name === obj.metadata?.name &&
+        w.namespace === (obj.metadata?.namespace ?? '') &&
+        w.uid === obj.metadata?.uid,
+    )?.status;
+  }
+}
+
+/** A ReconcileContext for calling a reconciler directly; its statuses are recorded. */
+export function reconcileContext<T extends ObjectWithStatus>(
+  signal: AbortSignal = new AbortController().signal,
+): ReconcileContext<T> & { status: RecordingStatusWriter<T> } {
+  return { log: testLogger(), reconcileId: 'test', signal, status: new RecordingStatusWriter<T>() };
+}

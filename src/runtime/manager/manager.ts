@@ -11,6 +11,7 @@ import { type ControllerHost, namedController } from '../controller/builder.ts';
 import type { RunnableController } from '../controller/controller.ts';
 import {
   ApiEventRecorder,
+  type ApiEventRecorderOptions,
   type EventRecorder,
   eventsFor,
   type ObjectEventRecorder,
@@ -27,6 +28,8 @@ import { handoverReserveMs, ShutdownDeadline } from './shutdown-deadline.ts';
 export interface ManagerOptions {
   /** Which objects the shared cache holds by default, per type; controllers may ask for other selections. */
   cache?: CacheOptions;
+  /** Who the Events say reported them, and the labels they carry. */
+  events?: Pick<ApiEventRecorderOptions, 'reportingController' | 'labels'>;
 }
 
 export class ClusterUnreachableError extends Error {}
@@ -81,6 +84,7 @@ export class Manager implements ControllerHost {
       observer: requestObserver(this.registry, host),
     });
     this.eventRecorder = new ApiEventRecorder({
+      ...options.events,
       client: eventClient,
       log: this.log.child({ component: 'events' }),
     });

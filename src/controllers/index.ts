@@ -1,9 +1,10 @@
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../apis/index.ts';
 import type { CacheOptions } from '../runtime/cache/informer-cache.ts';
 import { CoreTypes, resourceId } from '../runtime/client/resource.ts';
-import type { Manager } from '../runtime/manager/manager.ts';
+import type { Manager, ManagerOptions } from '../runtime/manager/manager.ts';
 import { registerBasicDeploymentController } from './basicdeployment/index.ts';
 import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
+import type { OperatorOptions } from './flags.ts';
 import { registerMachineController } from './machine/index.ts';
 import { registerVolumeBackupController } from './volumebackup/index.ts';
 
@@ -15,7 +16,7 @@ const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
  * restore Jobs), so memory follows what it manages. The BasicReplicaSet controller asks for its
  * pods by its own marker label (see its index.ts).
  */
-export const operatorCacheOptions: CacheOptions = {
+const operatorCacheOptions: CacheOptions = {
   byObject: {
     [resourceId(CoreTypes.Pod)]: { labelSelector: MANAGED_BY_SELECTOR },
     [resourceId(CoreTypes.PersistentVolumeClaim)]: { labelSelector: MANAGED_BY_SELECTOR },
@@ -23,10 +24,16 @@ export const operatorCacheOptions: CacheOptions = {
   },
 };
 
+/** The operator's choices for the manager: its cache selections, and its name and label on Events. */
+export const operatorManagerOptions: ManagerOptions = {
+  cache: operatorCacheOptions,
+  events: { reportingController: MANAGED_BY_VALUE, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
+};
+
 /** Registers every controller of the operator with the manager. */
-export function registerControllers(manager: Manager): void {
+export function registerControllers(manager: Manager, options: OperatorOptions): void {
   registerBasicDeploymentController(manager);
   registerBasicReplicaSetController(manager);
-  registerMachineController(manager);
-  registerVolumeBackupController(manager);
+  registerMachineController(manager, options);
+  registerVolumeBackupController(manager, options);
 }

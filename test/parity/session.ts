@@ -5,6 +5,7 @@ import { testClient } from '../support/cluster.ts';
 import { installCrds } from '../support/crds.ts';
 import { startTestManager } from '../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../support/namespace.ts';
+import { OPERATOR_DEFAULTS } from '../support/operator-options.ts';
 import { generate } from './generator.ts';
 import type { OpKind } from './model.ts';
 import { formatDivergence, type RunOptions, runSeed, type SeedResult } from './runner.ts';
@@ -56,7 +57,7 @@ export async function runSession(options: SessionOptions): Promise<SessionReport
   const results: SeedResult[] = [];
   const reports: string[] = [];
   try {
-    manager = await startTestManager([namespace], registerControllers);
+    manager = await startTestManager([namespace], (m) => registerControllers(m, OPERATOR_DEFAULTS));
     const runOptions: RunOptions = {
       client,
       namespace,

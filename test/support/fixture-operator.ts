@@ -91,8 +91,11 @@ function registerFixtureControllers(manager: Manager): void {
 if (import.meta.main) {
   runMain(process.argv.slice(2), {
     name: 'fixture-operator',
-    register: (manager, config) => {
-      manager.log.info(FIXTURE_STARTED, { identity: config.leaderElection.identity, pid: process.pid });
+    setup: () => (manager) => {
+      manager.log.info(FIXTURE_STARTED, {
+        identity: manager.config.leaderElection.identity,
+        pid: process.pid,
+      });
       registerFixtureControllers(manager);
     },
   });

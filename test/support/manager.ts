@@ -1,4 +1,4 @@
-import { operatorCacheOptions } from '../../src/controllers/index.ts';
+import { operatorManagerOptions } from '../../src/controllers/index.ts';
 import { parseConfig } from '../../src/runtime/manager/config.ts';
 import { Manager } from '../../src/runtime/manager/manager.ts';
 import { testCluster, testKubeConfig } from './cluster.ts';
@@ -34,7 +34,7 @@ export async function startTestManager(
     {},
   );
   if (config === 'help') throw new Error('unexpected help');
-  const manager = new Manager(config, await testKubeConfig(), { cache: operatorCacheOptions });
+  const manager = new Manager(config, await testKubeConfig(), operatorManagerOptions);
   register(manager);
   await manager.start();
   return manager;

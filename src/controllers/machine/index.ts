@@ -21,12 +21,19 @@ export const specOrDeletionChanged: Predicate = {
     backupFinalizerChanged(oldObj, newObj),
 };
 
+export interface MachineOptions {
+  /** Image of the restore Jobs (--backup-job-image). */
+  backupJobImage: string;
+  /** How long a restore Job may run (--volume-copy-deadline). */
+  volumeCopyDeadlineMs: number;
+}
+
 /**
  * Machine: one PersistentVolumeClaim per volume plus one Pod, all controlled by the Machine.
  * Reconciles on spec changes and deletion (generation), on changes to its claims, pod and restore
  * Jobs, and on changes to a VolumeBackup one of its volumes restores from.
  */
-export function registerMachineController(manager: Manager): void {
+export function registerMachineController(manager: Manager, options: MachineOptions): void {
   const machines = manager.cache.informerFor<Machine>(MACHINE);
   const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
   const restoringFrom = (backup: VolumeBackup): Request[] => {
@@ -54,8 +61,8 @@ export function registerMachineController(manager: Manager): void {
         jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
         backups,
         events: manager.eventsFor(CONTROLLER_NAME, MACHINE),
-        copyImage: manager.config.backupJobImage,
-        restoreDeadlineSeconds: Math.ceil(manager.config.volumeCopyDeadlineMs / 1000),
+        copyImage: options.backupJobImage,
+        restoreDeadlineSeconds: Math.ceil(options.volumeCopyDeadlineMs / 1000),
       }),
     );
 }

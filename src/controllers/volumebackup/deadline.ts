@@ -5,9 +5,6 @@ import type { VolumeBackup } from '../../apis/index.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
 import type { VolumeProgress } from './progress.ts';
 
-/** Default bound on a whole VolumeBackup, every copy attempt and pause included. */
-export const DEFAULT_DEADLINE_MS = 60 * 60_000;
-
 /** When `backup` must have completed: its startTime (or `now`, before it has one) plus `deadlineMs`. */
 export function deadlineAt(backup: VolumeBackup, deadlineMs: number, now: number): number {
   return (toMillis(backup.status?.startTime) ?? now) + deadlineMs;

@@ -4,7 +4,6 @@ import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { VolumeBackupReconciler } from './backup-reconciler.ts';
-import { DEFAULT_DEADLINE_MS } from './deadline.ts';
 import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
 import { backupName, skipRequested } from './names.ts';
 import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './progress.ts';
@@ -15,15 +14,17 @@ export const MACHINE_BACKUP_CONTROLLER = 'machine-backup';
 export const VOLUME_BACKUP_CONTROLLER = 'volumebackup';
 
 export interface VolumeBackupOptions {
+  /** Image of the copy Jobs (--backup-job-image). */
+  backupJobImage: string;
+  /**
+   * How long a VolumeBackup may take, from its startTime, before it fails with DeadlineExceeded
+   * (--volume-copy-deadline).
+   */
+  volumeCopyDeadlineMs: number;
   /** Copy Jobs per volume at most (default 3). */
   maxCopyAttempts?: number;
   /** Pause after the first failed copy, doubling after each further one (default 10 s). */
   retryBackoffMs?: number;
-  /**
-   * How long a VolumeBackup may take, from its startTime, before it fails with DeadlineExceeded
-   * (default: the manager's --volume-copy-deadline, 1 h).
-   */
-  deadlineMs?: number;
 }
 
 /**
@@ -31,7 +32,7 @@ export interface VolumeBackupOptions {
  * holds the finalizer and records a VolumeBackup when a Machine is deleted, and `volumebackup`, which
  * carries each VolumeBackup out. They talk only through the VolumeBackup's spec and status.
  */
-export function registerVolumeBackupController(manager: Manager, options: VolumeBackupOptions = {}): void {
+export function registerVolumeBackupController(manager: Manager, options: VolumeBackupOptions): void {
   registerMachineBackupController(manager);
   registerVolumeBackupJobsController(manager, options);
 }
@@ -57,10 +58,7 @@ export function registerMachineBackupController(manager: Manager): void {
     );
 }
 
-export function registerVolumeBackupJobsController(
-  manager: Manager,
-  options: VolumeBackupOptions = {},
-): void {
+export function registerVolumeBackupJobsController(manager: Manager, options: VolumeBackupOptions): void {
   manager
     .controller(VOLUME_BACKUP_CONTROLLER)
     .for(VOLUME_BACKUP)
@@ -82,8 +80,8 @@ export function registerVolumeBackupJobsController(
         jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
         pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
         events: manager.eventsFor(VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
-        copyImage: manager.config.backupJobImage,
-        deadlineMs: options.deadlineMs ?? manager.config.volumeCopyDeadlineMs ?? DEFAULT_DEADLINE_MS,
+        copyImage: options.backupJobImage,
+        deadlineMs: options.volumeCopyDeadlineMs,
         retry: exponentialRetry(
           options.maxCopyAttempts ?? DEFAULT_MAX_ATTEMPTS,
           options.retryBackoffMs ?? DEFAULT_INITIAL_BACKOFF_MS,

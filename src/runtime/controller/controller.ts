@@ -16,7 +16,7 @@ export interface ControllerOptions {
   name: string;
   concurrency: number;
   rateLimiter?: RateLimiter<string>;
-  /** How long shutdown waits for in-flight reconciles. */
+  /** How long stop() waits for in-flight reconciles and then the stop hooks, in all (default 30 s). */
   drainTimeoutMs?: number;
 }
 
@@ -127,15 +127,16 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     const started = Date.now();
     const budget = options.abortInFlight ? 0 : this.drainTimeoutMs;
     const drained = await this.queue.shutDownWithDrain(budget);
+    if (!drained) this.log.warn('shutdown: in-flight reconciles did not finish in time');
     if (this.stopHooks.length > 0 && !this.stopController.signal.aborted) {
       const left = Math.max(0, budget - (Date.now() - started));
-      await Promise.race([
-        Promise.all(this.stopHooks.map((hook) => hook().catch(() => undefined))),
-        new Promise((r) => setTimeout(r, left).unref()),
+      const hooksDone = await Promise.race([
+        Promise.all(this.stopHooks.map((hook) => hook().catch(() => undefined))).then(() => true),
+        new Promise<false>((r) => setTimeout(() => r(false), left).unref()),
       ]);
+      if (!hooksDone) this.log.warn('shutdown: stop hooks did not finish in time');
     }
     this.stopController.abort();
-    if (!drained) this.log.warn('shutdown: in-flight reconciles did not finish in time');
     await Promise.race([Promise.all(this.workers), new Promise((r) => setTimeout(r, 1000).unref())]);
     this.log.info('stopped');
   }

@@ -69,9 +69,7 @@ export function eventsFor<T extends KubeObject>(
 }
 
 export const DEFAULT_REPORTING_CONTROLLER = 'basic-operator';
-export const DEFAULT_EVENT_LABELS: Readonly<Record<string, string>> = {
-  'app.kubernetes.io/managed-by': 'basic-operator',
-};
+export const DEFAULT_EVENT_LABELS: Readonly<Record<string, string>> = {};
 
 export interface ApiEventRecorderOptions {
   client: KubeClient;
@@ -79,7 +77,7 @@ export interface ApiEventRecorderOptions {
   reportingInstance?: string;
   /** Default: basic-operator. */
   reportingController?: string;
-  /** Labels put on every Event. Default: app.kubernetes.io/managed-by=basic-operator. */
+  /** Labels put on every Event (the program's, e.g. its managed-by label). Default: none. */
   labels?: Record<string, string>;
   /** How long a series stays open after its latest occurrence. Default 10 minutes. */
   seriesWindowMs?: number;

@@ -24,9 +24,6 @@ export interface ManagerConfig {
   concurrency: Record<string, number>;
   gracefulShutdownMs: number;
   logLevel: LogLevel;
-  backupJobImage: string;
-  /** How long a VolumeBackup (all its copy attempts) or a restore Job may take before it fails. */
-  volumeCopyDeadlineMs: number;
   /** Exit the process when the lease is lost (as controller-runtime does); the pod is restarted clean. */
   exitOnLostLease: boolean;
 }
@@ -38,12 +35,24 @@ export class ConfigError extends Error {
   }
 }
 
-interface FlagSpec {
+/** A flag: its kind, its default (when neither the command line nor the environment sets it), its help. */
+export interface FlagSpec {
   type: 'string' | 'boolean';
   default: string | boolean;
   help: string;
 }
 
+export type FlagSpecs = Record<string, FlagSpec>;
+
+/** The value of a flag: from the command line, else its environment variable, else its default. */
+export interface FlagReader<Name extends string = string> {
+  string(name: Name): string;
+  boolean(name: Name): boolean;
+  /** A duration such as 500ms, 15s, 2m or 1h, in milliseconds. */
+  duration(name: Name): number;
+}
+
+/** The manager's flags; a program adds its own (see parseCommandLine). */
 export const FLAGS = {
   kubeconfig: {
     type: 'string',
@@ -113,16 +122,6 @@ export const FLAGS = {
     help: 'How long SIGTERM waits for in-flight reconciles.',
   },
   'log-level': { type: 'string', default: 'info', help: `One of ${LOG_LEVELS.join(', ')}.` },
-  'backup-job-image': {
-    type: 'string',
-    default: 'busybox:1.36',
-    help: 'Image of the Jobs that copy volumes for backups and restores.',
-  },
-  'volume-copy-deadline': {
-    type: 'string',
-    default: '1h',
-    help: 'How long a VolumeBackup (all its copy attempts) or a restore Job may run before it fails.',
-  },
   'exit-on-lost-lease': {
     type: 'boolean',
     default: true,
@@ -138,16 +137,14 @@ export function envName(flag: string): string {
   return `BASIC_OPERATOR_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
-export function usage(): string {
-  const lines = [
-    'Usage: basic-operator [flags]',
-    '',
-    'Runs the BasicDeployment, BasicReplicaSet, Machine and VolumeBackup controllers against the',
-    'cluster of the current kubeconfig. Every flag can also be set by an environment variable.',
-    '',
-    'Flags:',
-  ];
-  for (const [name, spec] of Object.entries(FLAGS) as Array<[FlagName, FlagSpec]>) {
+/** What --help prints: the program's name and purpose, then the manager's flags and the program's. */
+export function usage(program: { name: string; about?: string; flags?: FlagSpecs }): string {
+  const lines = [`Usage: ${program.name} [flags]`, ''];
+  if (program.about) lines.push(program.about, '');
+  lines.push('Every flag can also be set by an environment variable.', '', 'Flags:');
+  const { help, ...managerFlags } = FLAGS;
+  const all: FlagSpecs = { ...managerFlags, ...program.flags, help };
+  for (const [name, spec] of Object.entries(all)) {
     const def = spec.type === 'boolean' ? String(spec.default) : spec.default ? `"${spec.default}"` : '""';
     lines.push(`  --${name.padEnd(32)} ${spec.help}`);
     lines.push(`  ${''.padEnd(34)} default ${def}; env ${envName(name)}`);
@@ -161,13 +158,6 @@ export function parseDuration(flag: string, value: string): number {
   if (!match) throw new ConfigError(`--${flag}: "${value}" is not a duration (use e.g. 500ms, 15s, 2m)`);
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
   return Number(match[1]) * unit;
-}
-
-/** A duration of at least one second (Job deadlines are whole seconds). */
-function positiveDuration(flag: string, value: string): number {
-  const ms = parseDuration(flag, value);
-  if (ms < 1000) throw new ConfigError(`--${flag}: "${value}" must be at least 1s`);
-  return ms;
 }
 
 function parseNumber(
@@ -203,13 +193,41 @@ function validAddress(flag: string, value: string): string {
   throw new ConfigError(`--${flag}: "${value}" must be host:port, :port, or 0 to disable`);
 }
 
-/** Parses flags, then environment variables, then defaults; throws ConfigError with a readable message. */
+/** The parsed command line: the manager's configuration and a reader of the program's own flags. */
+export interface CommandLine {
+  config: ManagerConfig;
+  flags: FlagReader;
+}
+
+/**
+ * Parses the manager's flags and the program's own (as a Go main declares its flags beside
+ * controller-runtime's) in one pass: flags, then environment variables, then defaults. Throws
+ * ConfigError with a readable message; the program's reader throws it for values it rejects.
+ */
+export function parseCommandLine(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  programFlags: FlagSpecs = {},
+): CommandLine | 'help' {
+  const twice = Object.keys(programFlags).filter((name) => name in FLAGS);
+  if (twice.length > 0)
+    throw new Error(`flags defined by both the program and the manager: ${twice.join(', ')}`);
+  const specs: FlagSpecs = { ...FLAGS, ...programFlags };
+  const flags = readFlags(specs, argv, env);
+  if (flags.boolean('help')) return 'help';
+  return { config: managerConfig(flags, env), flags };
+}
+
+/** The manager's configuration from its own flags alone. */
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): ManagerConfig | 'help' {
+  const parsed = parseCommandLine(argv, env);
+  return parsed === 'help' ? 'help' : parsed.config;
+}
+
+function readFlags(specs: FlagSpecs, argv: string[], env: NodeJS.ProcessEnv): FlagReader {
   const options = Object.fromEntries(
-    Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type }]),
-  ) as {
-    [K in FlagName]: { type: (typeof FLAGS)[K]['type'] };
-  };
+    Object.entries(specs).map(([name, spec]) => [name, { type: spec.type }]),
+  );
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -218,31 +236,33 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
       `${err instanceof Error ? err.message : String(err)}\nRun with --help to see the flags.`,
     );
   }
-  const get = (name: FlagName): string => {
-    const v = values[name] ?? env[envName(name)] ?? FLAGS[name].default;
-    return String(v);
+  const string = (name: string): string => {
+    const spec = specs[name];
+    if (!spec) throw new Error(`no flag --${name} is defined`);
+    return String(values[name] ?? env[envName(name)] ?? spec.default);
   };
-  const bool = (name: FlagName): boolean => {
-    const v = get(name).toLowerCase();
-    if (['true', '1', 'yes'].includes(v)) return true;
-    if (['false', '0', 'no', ''].includes(v)) return false;
-    throw new ConfigError(`${envName(name)}: "${v}" must be true or false`);
+  return {
+    string,
+    boolean: (name) => {
+      const v = string(name).toLowerCase();
+      if (['true', '1', 'yes'].includes(v)) return true;
+      if (['false', '0', 'no', ''].includes(v)) return false;
+      throw new ConfigError(`${envName(name)}: "${v}" must be true or false`);
+    },
+    duration: (name) => parseDuration(name, string(name)),
   };
-  if (bool('help')) return 'help';
+}
+
+function managerConfig(flags: FlagReader<FlagName>, env: NodeJS.ProcessEnv): ManagerConfig {
+  const get = (name: FlagName) => flags.string(name);
   const logLevel = get('log-level') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`--log-level: "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   const qps = parseNumber('kube-api-qps', get('kube-api-qps'), { min: 0, integer: false });
   const burstRaw = parseNumber('kube-api-burst', get('kube-api-burst'), { min: 0, integer: true });
-  const leaseDurationMs = parseDuration(
-    'leader-election-lease-duration',
-    get('leader-election-lease-duration'),
-  );
-  const renewDeadlineMs = parseDuration(
-    'leader-election-renew-deadline',
-    get('leader-election-renew-deadline'),
-  );
-  const retryPeriodMs = parseDuration('leader-election-retry-period', get('leader-election-retry-period'));
+  const leaseDurationMs = flags.duration('leader-election-lease-duration');
+  const renewDeadlineMs = flags.duration('leader-election-renew-deadline');
+  const retryPeriodMs = flags.duration('leader-election-retry-period');
   if (renewDeadlineMs >= leaseDurationMs) {
     throw new ConfigError(
       '--leader-election-renew-deadline must be shorter than --leader-election-lease-duration',
@@ -265,7 +285,7 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
     kubeconfig: get('kubeconfig') || undefined,
     namespaces,
     leaderElection: {
-      enabled: bool('leader-elect'),
+      enabled: flags.boolean('leader-elect'),
       namespace: get('leader-election-namespace') || env.POD_NAMESPACE || 'default',
       id: get('leader-election-id'),
       identity: `${env.POD_NAME || hostname()}_${process.pid}_${Math.random().toString(16).slice(2, 10)}`,
@@ -282,10 +302,8 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
       integer: true,
     }),
     concurrency: parseConcurrency(get('concurrency')),
-    gracefulShutdownMs: parseDuration('graceful-shutdown-timeout', get('graceful-shutdown-timeout')),
+    gracefulShutdownMs: flags.duration('graceful-shutdown-timeout'),
     logLevel,
-    backupJobImage: get('backup-job-image'),
-    volumeCopyDeadlineMs: positiveDuration('volume-copy-deadline', get('volume-copy-deadline')),
-    exitOnLostLease: bool('exit-on-lost-lease'),
+    exitOnLostLease: flags.boolean('exit-on-lost-lease'),
   };
 }

@@ -11,6 +11,7 @@ import { type ControllerHost, namedController } from '../controller/builder.ts';
 import type { RunnableController } from '../controller/controller.ts';
 import {
   ApiEventRecorder,
+  type ApiEventRecorderOptions,
   type EventRecorder,
   eventsFor,
   type ObjectEventRecorder,
@@ -21,11 +22,14 @@ import { TokenBucket } from '../queue/index.ts';
 import type { ManagerConfig } from './config.ts';
 import { healthServer, listen, metricsServer } from './http-servers.ts';
 import { LeaderElector } from './leader-election.ts';
+import { handoverReserveMs, ShutdownDeadline } from './shutdown-deadline.ts';
 
 /** What the program around the manager decides (controller-runtime's manager.Options). */
 export interface ManagerOptions {
   /** Which objects the shared cache holds by default, per type; controllers may ask for other selections. */
   cache?: CacheOptions;
+  /** Who the Events say reported them, and the labels they carry. */
+  events?: Pick<ApiEventRecorderOptions, 'reportingController' | 'labels'>;
 }
 
 export class ClusterUnreachableError extends Error {}
@@ -80,6 +84,7 @@ export class Manager implements ControllerHost {
       observer: requestObserver(this.registry, host),
     });
     this.eventRecorder = new ApiEventRecorder({
+      ...options.events,
       client: eventClient,
       log: this.log.child({ component: 'events' }),
     });
@@ -105,6 +110,11 @@ export class Manager implements ControllerHost {
 
   concurrencyFor(name: string): number {
     return this.config.concurrency[name.toLowerCase()] ?? this.config.defaultConcurrency;
+  }
+
+  /** The controllers' share of --graceful-shutdown-timeout; stop() needs the rest after them. */
+  get drainTimeoutMs(): number {
+    return this.config.gracefulShutdownMs - handoverReserveMs(this.config.gracefulShutdownMs);
   }
 
   get isLeader(): boolean {
@@ -182,19 +192,26 @@ export class Manager implements ControllerHost {
     }
   }
 
-  /** Graceful stop: no new work, bounded wait for in-flight reconciles, release the lease, close servers. */
+  /**
+   * Graceful stop within --graceful-shutdown-timeout: no new work, in-flight reconciles (and the
+   * controllers' stop hooks) get drainTimeoutMs, then the lease is released, recorded Events are
+   * written, caches and servers stop, each with what is left of the timeout.
+   */
   async stop(): Promise<void> {
     if (this.stopSignal.signal.aborted) return;
     this.log.info('shutting down');
+    const deadline = new ShutdownDeadline(this.config.gracefulShutdownMs, this.log);
     const wasRunning = this.controllersRunning;
     this.controllersRunning = false;
-    if (wasRunning) await Promise.all(this.controllers.map((c) => c.stop()));
-    await this.elector?.release();
-    // Events already recorded still reach the API server, within a bound.
-    await Promise.race([this.eventRecorder.drain(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    if (wasRunning) await deadline.wait('controllers', Promise.all(this.controllers.map((c) => c.stop())));
+    await deadline.wait('lease release', this.elector?.release() ?? Promise.resolve());
+    await deadline.wait('events', this.eventRecorder.drain());
     this.stopSignal.abort();
-    await Promise.race([this.cache.stopped(), new Promise((r) => setTimeout(r, 2000).unref())]);
-    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await deadline.wait('caches', this.cache.stopped());
+    const closed = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    if (!(await deadline.wait('http servers', Promise.all(closed)))) {
+      for (const server of this.servers) server.closeAllConnections();
+    }
     this.servers = [];
     this.log.info('stopped');
   }

@@ -1,12 +1,26 @@
 import { errorMessage } from '../log.ts';
-import { ConfigError, type ManagerConfig, parseConfig, usage } from './config.ts';
+import {
+  type CommandLine,
+  ConfigError,
+  type FlagReader,
+  type FlagSpecs,
+  parseCommandLine,
+  usage,
+} from './config.ts';
 import { ClusterUnreachableError, Manager, type ManagerOptions } from './manager.ts';
 
 export interface RunOptions {
-  /** Prefix of messages on stderr. */
+  /** The program's name: --help shows it, and it prefixes messages on stderr. */
   name: string;
-  /** Registers the controllers. */
-  register(manager: Manager, config: ManagerConfig): void;
+  /** What the program runs, for --help. */
+  about?: string;
+  /** The program's own flags, parsed with the manager's (as a Go main declares its flags beside controller-runtime's). */
+  flags?: FlagSpecs;
+  /**
+   * Reads the program's flags (a ConfigError for a bad value exits 2, as the manager's do) and returns
+   * what registers the controllers; runs before the manager exists.
+   */
+  setup(flags: FlagReader): (manager: Manager) => void;
   /** Called once the manager is started (tests log a marker here). */
   started?(manager: Manager): void;
   /** Passed to the Manager (cache selections). */
@@ -19,9 +33,15 @@ export interface RunOptions {
  * failed shutdown. Resolves only when the process should exit at once (help, errors).
  */
 export async function runOperator(argv: string[], options: RunOptions): Promise<number> {
-  let config: ReturnType<typeof parseConfig>;
+  let commandLine: CommandLine | 'help';
+  let register: (manager: Manager) => void;
   try {
-    config = parseConfig(argv);
+    commandLine = parseCommandLine(argv, process.env, options.flags);
+    if (commandLine === 'help') {
+      process.stdout.write(`${usage(options)}\n`);
+      return 0;
+    }
+    register = options.setup(commandLine.flags);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${options.name}: ${err.message}\n`);
@@ -29,18 +49,14 @@ export async function runOperator(argv: string[], options: RunOptions): Promise<
     }
     throw err;
   }
-  if (config === 'help') {
-    process.stdout.write(`${usage()}\n`);
-    return 0;
-  }
   let manager: Manager;
   try {
-    manager = new Manager(config, undefined, options.manager);
+    manager = new Manager(commandLine.config, undefined, options.manager);
   } catch (err) {
     process.stderr.write(`${options.name}: cannot load the kubeconfig: ${errorMessage(err)}\n`);
     return 1;
   }
-  options.register(manager, config);
+  register(manager);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -8,6 +8,7 @@ import { registerMachineController } from '../../../src/controllers/machine/inde
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { sleep } from '../../support/wait.ts';
 import {
@@ -39,7 +40,7 @@ describe('the Machine controller waits for the backup finalizer', () => {
 
   before(async () => {
     await prepareCluster(10);
-    suite = await startOperatorSuite('machine-gate', registerMachineController);
+    suite = await startOperatorSuite('machine-gate', (m) => registerMachineController(m, OPERATOR_DEFAULTS));
     ({ client, ns } = suite);
   });
   after(() => stopMachineSuite(suite));

@@ -11,13 +11,17 @@ import {
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
-import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
+import {
+  registerVolumeBackupController,
+  type VolumeBackupOptions,
+} from '../../../src/controllers/volumebackup/index.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
 import { testCluster } from '../../support/cluster.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -181,12 +185,12 @@ export type MachineSuite = OperatorSuite;
 export async function startMachineSuite(
   prefix: string,
   freeVolumes: number,
-  backupOptions: Parameters<typeof registerVolumeBackupController>[1] = {},
+  backupOptions: Partial<VolumeBackupOptions> = {},
 ): Promise<MachineSuite> {
   await prepareCluster(freeVolumes);
   return startOperatorSuite(prefix, (m) => {
-    registerMachineController(m);
-    registerVolumeBackupController(m, backupOptions);
+    registerMachineController(m, OPERATOR_DEFAULTS);
+    registerVolumeBackupController(m, { ...OPERATOR_DEFAULTS, ...backupOptions });
   });
 }
 

@@ -8,6 +8,7 @@ import { MACHINE } from '../../../src/apis/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { condition, machine, prepareCluster, stopMachineSuite, waitForMachine } from './helpers.ts';
 
@@ -18,7 +19,7 @@ describe('a Machine whose claim or pod name is taken by an object without our la
 
   before(async () => {
     await prepareCluster(4);
-    suite = await startOperatorSuite('machine-clash', registerMachineController);
+    suite = await startOperatorSuite('machine-clash', (m) => registerMachineController(m, OPERATOR_DEFAULTS));
     ({ client, ns } = suite);
   });
   after(() => stopMachineSuite(suite));

@@ -4,7 +4,8 @@
 //     --kubeconfig ... --namespaces ns --metrics-bind-address 0 --health-probe-bind-address 0
 // --controllers picks which of the three controllers run (default: all), so a test can stop a
 // deletion at an exact step: e.g. without `volumebackup` a VolumeBackup is recorded but never copied.
-import { operatorCacheOptions } from '../../../src/controllers/index.ts';
+import { OPERATOR_FLAGS, type OperatorOptions, readOperatorFlags } from '../../../src/controllers/flags.ts';
+import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
 import {
   registerMachineBackupController,
@@ -18,10 +19,10 @@ import { runMain } from '../../../src/runtime/manager/run.ts';
 export const ALL_CONTROLLERS = ['machine', 'machine-backup', 'volumebackup'] as const;
 export type ControllerName = (typeof ALL_CONTROLLERS)[number];
 
-const REGISTER: Record<ControllerName, (manager: Manager) => void> = {
+const REGISTER: Record<ControllerName, (manager: Manager, options: OperatorOptions) => void> = {
   machine: registerMachineController,
   'machine-backup': registerMachineBackupController,
-  volumebackup: (manager) => registerVolumeBackupJobsController(manager),
+  volumebackup: registerVolumeBackupJobsController,
 };
 
 /** Splits `--controllers a,b` off the manager's flags. */
@@ -44,9 +45,13 @@ if (import.meta.main) {
   }
   runMain(split.rest, {
     name: 'machine-operator',
-    register: (manager) => {
-      for (const name of split.controllers) REGISTER[name](manager);
+    flags: OPERATOR_FLAGS,
+    setup: (flags) => {
+      const options = readOperatorFlags(flags);
+      return (manager) => {
+        for (const name of split.controllers) REGISTER[name](manager, options);
+      };
     },
-    manager: { cache: operatorCacheOptions },
+    manager: operatorManagerOptions,
   });
 }

@@ -16,6 +16,7 @@ import { registerVolumeBackupJobsController } from '../../../src/controllers/vol
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
@@ -39,7 +40,11 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
   before(async () => {
     await prepareCluster(10);
     suite = await startOperatorSuite('machine-psa', (m) =>
-      registerVolumeBackupJobsController(m, { deadlineMs: DEADLINE_MS, retryBackoffMs: 500 }),
+      registerVolumeBackupJobsController(m, {
+        ...OPERATOR_DEFAULTS,
+        volumeCopyDeadlineMs: DEADLINE_MS,
+        retryBackoffMs: 500,
+      }),
     );
     ({ client, ns } = suite);
     await client.patch<V1Namespace>(CoreTypes.Namespace, {

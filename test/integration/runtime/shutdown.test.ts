@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
@@ -11,6 +11,10 @@ import { fixtureFlags, OperatorProcess } from './operator-process.ts';
 
 // Long enough that SIGTERM lands inside it even when this machine is slow.
 const RECONCILE_MS = 6_000;
+const SHORT_TIMEOUT = '1s';
+// Far longer than any shutdown: only the timeout can end it.
+const BLOCKED_RECONCILE_MS = 120_000;
+const DRAIN_UNFINISHED = 'shutdown: in-flight reconciles did not finish in time';
 
 const slowConfigMap = (namespace: string, name: string): V1ConfigMap => ({
   apiVersion: 'v1',
@@ -20,28 +24,37 @@ const slowConfigMap = (namespace: string, name: string): V1ConfigMap => ({
 
 describe('graceful shutdown of an operator process', () => {
   let client: KubeClient;
-  let ns: string;
-  let operator: OperatorProcess | undefined;
+  const namespaces: string[] = [];
+  const operators: OperatorProcess[] = [];
+  const newNamespace = async () => {
+    const ns = await createNamespace(client, 'shutdown');
+    namespaces.push(ns);
+    return ns;
+  };
+  const startOperator = (name: string, args: string[], env: NodeJS.ProcessEnv) => {
+    const p = new OperatorProcess(name, args, env);
+    operators.push(p);
+    return p;
+  };
 
   before(async () => {
     client = await testClient();
-    ns = await createNamespace(client, 'shutdown');
   });
   after(async () => {
-    operator?.kill('SIGKILL');
-    await operator?.exited;
-    await deleteNamespace(client, ns);
+    for (const p of operators) p.kill('SIGKILL');
+    await Promise.all(operators.map((p) => p.exited));
+    await Promise.all(namespaces.map((ns) => deleteNamespace(client, ns)));
   });
 
   it('finishes the in-flight reconcile, starts no new one, and exits 0 on SIGTERM', {
     timeout: 60_000,
   }, async (t) => {
     const { kubeconfig } = await testCluster();
+    const ns = await newNamespace();
     // One worker, so the second and third objects wait in the queue behind the first.
-    operator = new OperatorProcess('operator', [...fixtureFlags(kubeconfig, ns), '--concurrency', 'slow=1'], {
+    const p = startOperator('operator', [...fixtureFlags(kubeconfig, ns), '--concurrency', 'slow=1'], {
       FIXTURE_SLOW_RECONCILE_MS: String(RECONCILE_MS),
     });
-    const p = operator;
     await p.waitForLog('controllers starting', (l) => l.message === 'caches synced, starting controllers');
 
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-0'));
@@ -87,5 +100,50 @@ describe('graceful shutdown of an operator process', () => {
     );
     assert.equal((await annotations('slow-1'))[DONE_ANNOTATION], undefined);
     assert.equal((await annotations('slow-2'))[DONE_ANNOTATION], undefined);
+  });
+
+  it('stops within --graceful-shutdown-timeout when a reconcile outlasts it, and logs that the drain did not finish', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { kubeconfig } = await testCluster();
+    const ns = await newNamespace();
+    const leaseName = 'shutdown-timeout';
+    const p = startOperator(
+      'operator (1s timeout)',
+      [
+        ...fixtureFlags(kubeconfig, ns),
+        `--graceful-shutdown-timeout=${SHORT_TIMEOUT}`,
+        '--leader-elect',
+        '--leader-election-namespace',
+        ns,
+        '--leader-election-id',
+        leaseName,
+      ],
+      { FIXTURE_SLOW_RECONCILE_MS: String(BLOCKED_RECONCILE_MS) },
+    );
+    await p.waitForLog('controllers starting', (l) => l.message === 'caches synced, starting controllers');
+    await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'blocked'));
+    await p.waitForLog('the reconcile that blocks', (l) => l.message === SLOW_STARTED);
+
+    const terminatedAt = Date.now();
+    p.kill('SIGTERM');
+    // Without the timeout wired, the drain alone waits 30 s: this fails rather than waits.
+    const exit = await p.exitWithin(20_000);
+    const stopMs = Date.now() - terminatedAt;
+    t.diagnostic(
+      `--graceful-shutdown-timeout=${SHORT_TIMEOUT}: exit ${exit.code} ${stopMs} ms after SIGTERM`,
+    );
+
+    assert.equal(exit.code, 0, p.describe());
+    // Generous: process exit and log collection add to the timeout on a slow machine.
+    assert.ok(stopMs < 5_000, `stopped ${stopMs} ms after SIGTERM\n${p.describe()}`);
+    const signalAt = p.indexOf('received signal');
+    const drainWarning = p.logs.findIndex(
+      (l, i) => i > signalAt && l.message === DRAIN_UNFINISHED && l.controller === 'slow',
+    );
+    assert.ok(drainWarning > signalAt, `no "${DRAIN_UNFINISHED}" from the slow controller\n${p.describe()}`);
+    assert.equal(p.indexOf(SLOW_FINISHED), -1, 'the blocked reconcile was cut off, not finished');
+    const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
+    assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease was released within the timeout too');
   });
 });

@@ -16,6 +16,7 @@ import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testCluster } from '../../support/cluster.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -45,7 +46,7 @@ describe('BasicDeployment controller', () => {
   let ns: string;
 
   before(async () => {
-    suite = await startOperatorSuite('bd', registerControllers);
+    suite = await startOperatorSuite('bd', (m) => registerControllers(m, OPERATOR_DEFAULTS));
     ({ client, ns } = suite);
   });
   after(() => stopOperatorSuite(suite));

@@ -18,6 +18,11 @@ describe('src/main.ts', () => {
     assert.equal(result.status, 0);
     assert.match(result.stdout, /--leader-elect/);
     assert.match(result.stdout, /BASIC_OPERATOR_KUBE_API_QPS/);
+    // The operator's own flags, declared by main beside the manager's.
+    assert.match(result.stdout, /--backup-job-image +Image of the Jobs that copy volumes/);
+    assert.match(result.stdout, /default "busybox:1\.36"; env BASIC_OPERATOR_BACKUP_JOB_IMAGE/);
+    assert.match(result.stdout, /--volume-copy-deadline/);
+    assert.match(result.stdout, /default "1h"; env BASIC_OPERATOR_VOLUME_COPY_DEADLINE/);
   });
 
   it('rejects bad configuration with a message naming the flag (exit 2)', () => {
@@ -30,6 +35,15 @@ describe('src/main.ts', () => {
     const env = main([], { BASIC_OPERATOR_LEADER_ELECTION_RENEW_DEADLINE: '20s' });
     assert.equal(env.status, 2);
     assert.match(env.stderr, /renew-deadline must be shorter than --leader-election-lease-duration/);
+  });
+
+  it("rejects bad values of the operator's own flags the same way (exit 2)", () => {
+    const short = main(['--volume-copy-deadline', '500ms']);
+    assert.equal(short.status, 2);
+    assert.match(short.stderr, /--volume-copy-deadline: "500ms" must be at least 1s/);
+    const env = main([], { BASIC_OPERATOR_VOLUME_COPY_DEADLINE: 'soon' });
+    assert.equal(env.status, 2);
+    assert.match(env.stderr, /--volume-copy-deadline: "soon" is not a duration/);
   });
 
   it('exits with a clear message when no cluster can be reached (exit 1)', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { V1Container, V1Deployment, V1Pod, V1PodSpec, V1Service } from '@kubernetes/client-node';
-import { envName, FLAGS, parseConfig } from '../../../src/runtime/manager/config.ts';
+import { OPERATOR_FLAGS, readOperatorFlags } from '../../../src/controllers/flags.ts';
+import { envName, FLAGS, parseCommandLine } from '../../../src/runtime/manager/config.ts';
 import { find, HELM_MISSING, type Manifest, renderChart } from './manifests.ts';
 
 const STANDARD_LABELS = [
@@ -89,7 +90,8 @@ describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
   });
 
   it('sets only environment variables the operator reads', () => {
-    const known = new Set([...Object.keys(FLAGS).map(envName), 'POD_NAME', 'POD_NAMESPACE']);
+    const flags = [...Object.keys(FLAGS), ...Object.keys(OPERATOR_FLAGS)];
+    const known = new Set([...flags.map(envName), 'POD_NAME', 'POD_NAMESPACE']);
     for (const name of env().keys()) assert.ok(known.has(name), `${name} is not a flag of the operator`);
   });
 
@@ -99,9 +101,11 @@ describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
       POD_NAMESPACE: 'basic-operator-system',
     };
     for (const [name, variable] of env()) if (variable.value !== undefined) variables[name] = variable.value;
-    const config = parseConfig([], variables);
-    assert.notEqual(config, 'help');
-    if (config === 'help') return;
+    const parsed = parseCommandLine([], variables, OPERATOR_FLAGS);
+    assert.notEqual(parsed, 'help');
+    if (parsed === 'help') return;
+    const { config } = parsed;
+    const operator = readOperatorFlags(parsed.flags);
     assert.deepEqual(
       {
         namespaces: config.namespaces,
@@ -111,8 +115,8 @@ describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
         metrics: config.metricsBindAddress,
         health: config.healthProbeBindAddress,
         logLevel: config.logLevel,
-        backupJobImage: config.backupJobImage,
-        volumeCopyDeadlineMs: config.volumeCopyDeadlineMs,
+        backupJobImage: operator.backupJobImage,
+        volumeCopyDeadlineMs: operator.volumeCopyDeadlineMs,
       },
       {
         namespaces: [],

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  ConfigError,
+  type FlagSpecs,
+  parseCommandLine,
+  parseConfig,
+  usage,
+} from '../../../src/runtime/manager/config.ts';
+
+const PROGRAM_FLAGS = {
+  'copy-image': { type: 'string', default: 'busybox', help: 'Image of the copies.' },
+  'copy-deadline': { type: 'string', default: '1h', help: 'How long a copy may take.' },
+  'dry-run': { type: 'boolean', default: false, help: 'Change nothing.' },
+} as const satisfies FlagSpecs;
+
+function parse(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const parsed = parseCommandLine(argv, env, PROGRAM_FLAGS);
+  assert.notEqual(parsed, 'help');
+  if (parsed === 'help') throw new Error('unexpected help');
+  return parsed;
+}
+
+describe("parseCommandLine with the program's own flags", () => {
+  it('reads them from the command line, else the environment, else their defaults', () => {
+    const { flags } = parse(['--copy-image', 'alpine', '--dry-run'], {
+      BASIC_OPERATOR_COPY_DEADLINE: '90s',
+    });
+    assert.equal(flags.string('copy-image'), 'alpine');
+    assert.equal(flags.duration('copy-deadline'), 90_000);
+    assert.equal(flags.boolean('dry-run'), true);
+    assert.equal(parse([]).flags.string('copy-image'), 'busybox');
+    assert.equal(parse([]).flags.boolean('dry-run'), false);
+  });
+
+  it("parses the manager's flags in the same pass", () => {
+    const { config } = parse(['--copy-image', 'alpine', '--graceful-shutdown-timeout', '5s']);
+    assert.equal(config.gracefulShutdownMs, 5000);
+    assert.equal(config.defaultConcurrency, 20);
+  });
+
+  it('names the flag when a value is bad', () => {
+    assert.throws(
+      () => parse([], { BASIC_OPERATOR_COPY_DEADLINE: 'soon' }).flags.duration('copy-deadline'),
+      (err) => err instanceof ConfigError && /--copy-deadline: "soon" is not a duration/.test(err.message),
+    );
+    assert.throws(
+      () => parse([], { BASIC_OPERATOR_DRY_RUN: 'maybe' }).flags.boolean('dry-run'),
+      /BASIC_OPERATOR_DRY_RUN: "maybe" must be true or false/,
+    );
+  });
+
+  it('rejects flags that neither the manager nor the program defines', () => {
+    assert.throws(() => parseConfig(['--copy-image', 'alpine'], {}), /Unknown option '--copy-image'/);
+    assert.throws(() => parse(['--no-such-flag']), /Unknown option '--no-such-flag'/);
+  });
+
+  it("refuses a program flag that redefines one of the manager's", () => {
+    const flags: FlagSpecs = { 'log-level': { type: 'string', default: 'debug', help: 'Mine.' } };
+    assert.throws(
+      () => parseCommandLine([], {}, flags),
+      /defined by both the program and the manager: log-level/,
+    );
+  });
+
+  it("lists both in --help, under the program's name and purpose", () => {
+    const text = usage({ name: 'copier', about: 'Copies volumes.', flags: PROGRAM_FLAGS });
+    assert.match(text, /^Usage: copier \[flags\]\n\nCopies volumes\.\n/);
+    assert.match(text, /--graceful-shutdown-timeout/);
+    assert.match(
+      text,
+      /--copy-deadline +How long a copy may take\.\n +default "1h"; env BASIC_OPERATOR_COPY_DEADLINE/,
+    );
+    assert.ok(text.indexOf('--copy-image') < text.indexOf('--help'), 'help comes last');
+    assert.equal(parseCommandLine(['--help'], {}, PROGRAM_FLAGS), 'help');
+  });
+});

@@ -4,10 +4,16 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
-import { DONE_ANNOTATION, SLOW_FINISHED, SLOW_STARTED } from '../../support/fixture-operator.ts';
+import {
+  DONE_ANNOTATION,
+  fixtureFlags,
+  SLOW_FINISHED,
+  SLOW_STARTED,
+  startFixture,
+} from '../../support/fixture-operator.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
 import { sleep } from '../../support/wait.ts';
-import { fixtureFlags, OperatorProcess } from './operator-process.ts';
 
 // Long enough that SIGTERM lands inside it even when this machine is slow.
 const RECONCILE_MS = 6_000;
@@ -28,8 +34,7 @@ describe('graceful shutdown of an operator process', () => {
     ns = await createNamespace(client, 'shutdown');
   });
   after(async () => {
-    operator?.kill('SIGKILL');
-    await operator?.exited;
+    await operator?.stop({ signal: 'SIGKILL' });
     await deleteNamespace(client, ns);
   });
 
@@ -38,11 +43,11 @@ describe('graceful shutdown of an operator process', () => {
   }, async (t) => {
     const { kubeconfig } = await testCluster();
     // One worker, so the second and third objects wait in the queue behind the first.
-    operator = new OperatorProcess('operator', [...fixtureFlags(kubeconfig, ns), '--concurrency', 'slow=1'], {
+    operator = startFixture('operator', [...fixtureFlags(kubeconfig, ns), '--concurrency', 'slow=1'], {
       FIXTURE_SLOW_RECONCILE_MS: String(RECONCILE_MS),
     });
     const p = operator;
-    await p.waitForLog('controllers starting', (l) => l.message === 'caches synced, starting controllers');
+    await p.controllersStarted();
 
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-0'));
     const started = await p.waitForLog('the first reconcile', (l) => l.message === SLOW_STARTED);
@@ -54,7 +59,7 @@ describe('graceful shutdown of an operator process', () => {
 
     const terminatedAt = Date.now();
     p.kill('SIGTERM');
-    await p.waitForLog('the signal', (l) => l.message === 'received signal');
+    await p.waitForLog('the signal', (l) => l.message === MANAGER_LOG.receivedSignal);
     // An event after the signal must not start a reconcile either.
     await client.patch(CoreTypes.ConfigMap, {
       namespace: ns,
@@ -71,7 +76,7 @@ describe('graceful shutdown of an operator process', () => {
     );
 
     assert.equal(exit.code, 0, p.describe());
-    const signalAt = p.indexOf('received signal');
+    const signalAt = p.indexOf(MANAGER_LOG.receivedSignal);
     const starts = p.logs.filter((l) => l.message === SLOW_STARTED).map((l) => l.configMap);
     assert.deepEqual(starts, ['slow-0'], 'only the reconcile in flight at SIGTERM ever ran');
     assert.equal(p.indexOf(SLOW_STARTED, signalAt), -1, 'no reconcile started after SIGTERM');

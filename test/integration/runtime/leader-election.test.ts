@@ -18,8 +18,8 @@ import { httpGet } from '../../support/http.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
+import { parseMetrics, value } from '../../support/prometheus-text.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
-import { parseMetrics, value } from './prometheus-text.ts';
 
 /**
  * Leader election between real operator processes (test/support/fixture-operator.ts) with the

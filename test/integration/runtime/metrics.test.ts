@@ -10,8 +10,8 @@ import { testClient } from '../../support/cluster.ts';
 import { httpGet } from '../../support/http.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { find, parseMetrics, value } from '../../support/prometheus-text.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
-import { find, parseMetrics, value } from './prometheus-text.ts';
 
 const CONTROLLER = 'metrics-probe';
 

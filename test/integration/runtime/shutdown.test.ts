@@ -13,7 +13,7 @@ import {
 } from '../../support/fixture-operator.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
-import { sleep } from '../../support/wait.ts';
+import { waitForQueue } from '../../support/queue-metrics.ts';
 
 // Long enough that SIGTERM lands inside it even when this machine is slow.
 const RECONCILE_MS = 6_000;
@@ -48,6 +48,7 @@ describe('graceful shutdown of an operator process', () => {
     });
     const p = operator;
     await p.controllersStarted();
+    const { metrics } = await p.ports();
 
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-0'));
     const started = await p.waitForLog('the first reconcile', (l) => l.message === SLOW_STARTED);
@@ -55,7 +56,10 @@ describe('graceful shutdown of an operator process', () => {
     const startedAt = Date.now();
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-1'));
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-2'));
-    await sleep(500); // the queued objects reach the operator's queue
+    // Without this, "no new reconcile after SIGTERM" would also hold if they had not arrived yet.
+    await waitForQueue(metrics, 'slow', 'slow-1 and slow-2 queued behind slow-0', (q) => {
+      return q.depth === 2 && q.active === 1;
+    });
 
     const terminatedAt = Date.now();
     p.kill('SIGTERM');
@@ -90,6 +94,7 @@ describe('graceful shutdown of an operator process', () => {
       (await annotations('slow-0'))[DONE_ANNOTATION],
       'the side effect of the in-flight reconcile landed',
     );
+    // The process is gone: what it did not stamp now, nobody stamps later.
     assert.equal((await annotations('slow-1'))[DONE_ANNOTATION], undefined);
     assert.equal((await annotations('slow-2'))[DONE_ANNOTATION], undefined);
   });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +9,14 @@ import { selectProvider } from '../e2e/providers/index.ts';
 import { clusterDir, KCM_BURST, KCM_QPS, KCM_WORKERS, LocalProvider } from '../e2e/providers/local/index.ts';
 import { BASIC_DEPLOYMENT, type BasicDeployment } from '../src/apis/index.ts';
 import { Informer } from '../src/runtime/cache/informer.ts';
+import { isNotFound } from '../src/runtime/client/errors.ts';
 import { KubeClient } from '../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../src/runtime/client/resource.ts';
 import { rootLogger } from '../src/runtime/log.ts';
 import { TokenBucket } from '../src/runtime/queue/index.ts';
+import { freePort, OperatorProcess, procStats } from '../test/support/operator-process.ts';
+import { waitFor } from '../test/support/wait.ts';
 import { SideTrace } from './trace.ts';
 
 /**
@@ -87,28 +89,19 @@ const podTemplate = (app: string) => ({
 
 async function deleteNamespace(name: string): Promise<void> {
   await client.delete(CoreTypes.Namespace, undefined, name).catch(() => undefined);
-  const deadline = Date.now() + 10 * 60_000;
-  while (Date.now() < deadline) {
-    try {
-      await client.get(CoreTypes.Namespace, undefined, name);
-      await sleep(1000);
-    } catch {
-      return;
-    }
-  }
+  await waitFor(
+    `namespace ${name} to be deleted`,
+    () => client.get(CoreTypes.Namespace, undefined, name).then(() => false, isNotFound),
+    { timeoutMs: 10 * 60_000, intervalMs: 1000 },
+  );
 }
 
 async function freshNamespace(name: string): Promise<void> {
   await deleteNamespace(name);
   await client.create(CoreTypes.Namespace, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  for (;;) {
-    try {
-      await client.get(CoreTypes.ServiceAccount, name, 'default');
-      return;
-    } catch {
-      await sleep(200);
-    }
-  }
+  await waitFor(`the default ServiceAccount of namespace ${name}`, () =>
+    client.get(CoreTypes.ServiceAccount, name, 'default'),
+  );
 }
 
 async function parallel<T>(
@@ -326,13 +319,6 @@ async function kcmSide(): Promise<SideResult> {
   };
 }
 
-function procStats(pid: number): { rssPeakKiB: number; cpuTicks: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { rssPeakKiB: hwm, cpuTicks: Number(stat[11]) + Number(stat[12]) };
-}
-
 const CONTROL_PLANE = [
   'kube-apiserver',
   'etcd',
@@ -423,9 +409,11 @@ async function observeSide<T extends SideResult>(
 async function operatorSide(): Promise<SideResult> {
   const ns = 'bench-op';
   await freshNamespace(ns);
-  const operator = spawn(
-    process.execPath,
-    [
+  const metricsPort = await freePort();
+  const healthPort = await freePort();
+  const operator = new OperatorProcess({
+    name: 'operator',
+    args: [
       ...(values['profile-operator'] ? ['--cpu-prof', `--cpu-prof-dir=${values['profile-operator']}`] : []),
       'src/main.ts',
       '--kubeconfig',
@@ -439,24 +427,17 @@ async function operatorSide(): Promise<SideResult> {
       '--max-concurrent-reconciles',
       String(KCM_WORKERS),
       '--metrics-bind-address',
-      '127.0.0.1:18080',
+      `127.0.0.1:${metricsPort}`,
       '--health-probe-bind-address',
-      '127.0.0.1:18081',
+      `127.0.0.1:${healthPort}`,
       '--log-level',
       'warn',
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+    echo: process.stderr,
+  });
   try {
-    for (;;) {
-      const ok = await fetch('http://127.0.0.1:18081/readyz').then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) break;
-      await sleep(200);
-    }
-    const before = procStats(operator.pid!);
+    await operator.waitForHttp('ready, its caches synced', healthPort, '/readyz', 120_000);
+    const before = operator.stats();
     const stop = new AbortController();
     const creates = watchPodCreates(ns, stop.signal);
     const readiness = watchReadiness<BasicDeployment>(
@@ -467,8 +448,8 @@ async function operatorSide(): Promise<SideResult> {
     await readiness.synced();
     const trace = values.trace
       ? new SideTrace({
-          metricsUrl: 'http://127.0.0.1:18080/metrics',
-          cpuTicks: () => controlPlaneTicks().set('operator', procStats(operator.pid!).cpuTicks),
+          metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+          cpuTicks: () => controlPlaneTicks().set('operator', operator.stats().cpuTicks),
         })
       : undefined;
     await sleep(500);
@@ -493,7 +474,7 @@ async function operatorSide(): Promise<SideResult> {
       await trace?.finish();
     }
     const seconds = (Date.now() - started) / 1000;
-    const after = procStats(operator.pid!);
+    const after = operator.stats();
     if (trace) log(`operator side, per second:\n${trace.render(creates)}`);
     return {
       seconds,
@@ -503,7 +484,7 @@ async function operatorSide(): Promise<SideResult> {
       cpuSeconds: (after.cpuTicks - before.cpuTicks) / 100,
     };
   } finally {
-    operator.kill('SIGTERM');
+    await operator.stop({ graceMs: 30_000 });
   }
 }
 

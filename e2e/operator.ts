@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, readFileSync, type WriteStream, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
+import { httpGet } from '../test/support/http.ts';
+import { type Exit, freePort, OperatorProcess } from '../test/support/operator-process.ts';
 import { type RunResult, run, runOk } from './providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from './providers/kind/index.ts';
 import type { ClusterInfo } from './providers/provider.ts';
@@ -147,24 +148,6 @@ export function buildOperator(): Promise<void> {
   return built;
 }
 
-/** A free TCP port on the loopback interface (the chart's :8080/:8081 may be taken on this machine). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
 /**
  * Runs exactly what the image runs (the Dockerfile's ENTRYPOINT/CMD on dist/, with its ENV) with the
  * environment of the rendered Deployment, authenticated as the chart's ServiceAccount through a
@@ -174,19 +157,20 @@ interface Exit {
 export class LocalOperator implements OperatorUnderTest {
   readonly where = 'local process';
   readonly values = {};
-  readonly exits: Exit[] = [];
   private readonly cluster: ClusterInfo;
   private readonly workdir: string;
-  private readonly lines: string[] = [];
-  private readonly logFile: WriteStream;
-  private child: ChildProcess | undefined;
-  private exited: Promise<Exit> | undefined;
-  private readinessUrl = '';
+  /** One process per start() or rollTo(), the last one current. */
+  private readonly processes: OperatorProcess[] = [];
+  private readiness = { port: 0, path: '/' };
 
   constructor(cluster: ClusterInfo, workdir: string) {
     this.cluster = cluster;
     this.workdir = workdir;
-    this.logFile = createWriteStream(join(workdir, 'operator.log'));
+  }
+
+  /** How each process ended, in order. */
+  get exits(): Exit[] {
+    return this.processes.flatMap((p) => (p.exit ? [p.exit] : []));
   }
 
   async start(deployment: V1Deployment): Promise<void> {
@@ -196,35 +180,35 @@ export class LocalOperator implements OperatorUnderTest {
   }
 
   async rollTo(deployment: V1Deployment): Promise<void> {
-    await this.stopProcess();
+    await this.current?.stop();
     await this.spawn(deployment);
   }
 
   async readyz(): Promise<{ ok: boolean; detail: string }> {
-    if (!this.child || this.exited === undefined || this.child.exitCode !== null) {
-      return { ok: false, detail: 'the operator process is not running' };
-    }
+    if (!this.current?.running) return { ok: false, detail: 'the operator process is not running' };
     try {
-      const response = await fetch(this.readinessUrl, { signal: AbortSignal.timeout(2000) });
-      return { ok: response.ok, detail: `${response.status} ${(await response.text()).trim()}` };
+      const { status, body } = await httpGet(this.readiness.port, this.readiness.path);
+      return { ok: status === 200, detail: `${status} ${body.trim()}` };
     } catch (err) {
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
     }
   }
 
   async stop(): Promise<string[]> {
-    await this.stopProcess();
-    if (!this.logFile.writableEnded) await new Promise<void>((resolve) => this.logFile.end(resolve));
+    await this.current?.stop();
     return this.logLines();
   }
 
   logLines(): string[] {
-    return [...this.lines];
+    return this.processes.flatMap((p) => p.lines);
   }
 
   describe(): string {
-    const state = this.child?.exitCode === null ? 'running' : `exited ${JSON.stringify(this.exits.at(-1))}`;
-    return `--- operator (${this.where}, ${state}; full log: ${join(this.workdir, 'operator.log')}):\n${tail(this.lines)}`;
+    return this.current?.describe(25) ?? `--- operator (${this.where}): not started`;
+  }
+
+  private get current(): OperatorProcess | undefined {
+    return this.processes.at(-1);
   }
 
   private kubectl(args: string[]): Promise<string> {
@@ -293,48 +277,25 @@ export class LocalOperator implements OperatorUnderTest {
     const localProbePort = ports.get(probe.port);
     if (localProbePort === undefined)
       throw new Error(`the readiness probe's port ${probe.port} is not served`);
-    this.readinessUrl = `http://127.0.0.1:${localProbePort}${probe.path}`;
+    this.readiness = { port: localProbePort, path: probe.path };
     // The image runs its own node; here the pinned Node of this repository runs the same dist/.
     const command = basename(executable) === 'node' ? process.execPath : executable;
-    const child = spawn(command, args, {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        ...image.env,
-        ...env,
-        KUBECONFIG: this.kubeconfigPath,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    this.exited = new Promise((resolve) => {
-      // 'close', not 'exit': every line of output has been read by then.
-      child.once('close', (code, signal) => {
-        this.exits.push({ code, signal });
-        resolve({ code, signal });
-      });
-    });
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        this.lines.push(line);
-        if (!this.logFile.writableEnded) this.logFile.write(`${line}\n`);
-      });
-    }
-  }
-
-  /** SIGTERM (graceful: in-flight reconciles finish, the Lease is released), SIGKILL after 60 s. */
-  private async stopProcess(): Promise<void> {
-    const child = this.child;
-    const exited = this.exited;
-    if (!child || !exited) return;
-    this.child = undefined;
-    this.exited = undefined;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    await exited;
-    clearTimeout(timer);
+    this.processes.push(
+      new OperatorProcess({
+        name: `local operator process ${this.processes.length + 1}`,
+        command,
+        args,
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          ...image.env,
+          ...env,
+          KUBECONFIG: this.kubeconfigPath,
+        },
+        logFile: join(this.workdir, 'operator.log'),
+      }),
+    );
   }
 }
 

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { isNotFound } from '../../src/runtime/client/errors.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
@@ -6,12 +7,14 @@ import type { Predicate } from '../../src/runtime/controller/predicates.ts';
 import type { ReconcileContext, Request } from '../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
 import { runMain } from '../../src/runtime/manager/run.ts';
+import { OperatorProcess } from './operator-process.ts';
 
 /**
  * A stand-in operator for process-level tests (leader election, graceful shutdown): the same entry
  * shape as src/main.ts (parseConfig, new Manager, SIGTERM -> manager.stop() then exit 0) with two
  * test controllers instead of the real ones. Run it as
  *   node test/support/fixture-operator.ts --kubeconfig ... --namespaces ns [manager flags]
+ * (startFixture() below does).
  * Logs are the manager's JSON lines on stdout; tests read identities, ports and progress from them.
  *
  * - "marker" reconciles ConfigMaps labelled test=marker by stamping MARKER_ANNOTATION with this
@@ -85,6 +88,37 @@ function registerFixtureControllers(manager: Manager): void {
         return undefined;
       },
     });
+}
+
+/** Starts this file as a child process; `env` adds to this process's environment. */
+export function startFixture(name: string, args: string[], env: NodeJS.ProcessEnv = {}): OperatorProcess {
+  return new OperatorProcess({
+    name,
+    args: [fileURLToPath(import.meta.url), ...args],
+    env: { ...process.env, ...env },
+  });
+}
+
+/** Flags every fixture process gets: the cluster, one namespace, ephemeral ports, info logs. */
+export function fixtureFlags(kubeconfig: string, namespace: string): string[] {
+  return [
+    '--kubeconfig',
+    kubeconfig,
+    '--namespaces',
+    namespace,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
+    '--log-level',
+    'info',
+  ];
+}
+
+/** The leader-election identity a fixture process logs as it starts. */
+export async function fixtureIdentity(fixture: OperatorProcess): Promise<string> {
+  const line = await fixture.waitForLog('its identity', (l) => l.message === FIXTURE_STARTED);
+  return String(line.identity);
 }
 
 // Tests import the names above; only running the file starts an operator.

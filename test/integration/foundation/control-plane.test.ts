@@ -35,7 +35,10 @@ describe('the local control plane', () => {
 
   it('reports the real server version to kubectl', async (t) => {
     const info = await testCluster();
-    if (info.provider !== 'local') t.skip('version pin applies to the local provider');
+    if (info.provider !== 'local') {
+      t.skip('version pin applies to the local provider');
+      return;
+    }
     const out = JSON.parse(
       await runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, 'version', '-o', 'json']),
     ) as {
@@ -48,7 +51,10 @@ describe('the local control plane', () => {
 
   it('builds kwok from its released source with the source patches applied', async (t) => {
     const info = await testCluster();
-    if (info.provider !== 'local') t.skip('the local provider builds kwok');
+    if (info.provider !== 'local') {
+      t.skip('the local provider builds kwok');
+      return;
+    }
     const source = patchedSourceDir('sigs.k8s.io/kwok', VERSIONS.kwok);
     for (const patch of KWOK_PATCHES) {
       const text = readFileSync(join(source, patch.file), 'utf8');

@@ -9,8 +9,9 @@ import {
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient } from '../../support/cluster.ts';
+import { testClient, testCluster } from '../../support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import type { OperatorProcess } from '../../support/operator-process.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
@@ -24,12 +25,12 @@ import {
   waitForGone,
   waitForMachine,
 } from './helpers.ts';
-import { MachineOperator } from './operator-process.ts';
+import { type ControllerName, startMachineOperator } from './operator.ts';
 
 describe('killing the operator during a Machine deletion', () => {
   let client: KubeClient;
   let ns: string;
-  let operator: MachineOperator | undefined;
+  let operator: OperatorProcess | undefined;
 
   before(async () => {
     await prepareCluster(30);
@@ -37,15 +38,15 @@ describe('killing the operator during a Machine deletion', () => {
     ns = await createNamespace(client, 'machine-kill');
   });
   after(async () => {
-    await operator?.kill();
+    await operator?.stop({ signal: 'SIGKILL' });
     await releaseMachines(client, ns);
     await deleteNamespace(client, ns);
   });
 
   /** Kills the running operator and starts a new one with `controllers` (default: all). */
-  async function restart(controllers?: Parameters<typeof MachineOperator.start>[1]): Promise<void> {
-    await operator?.kill();
-    operator = await MachineOperator.start(ns, controllers);
+  async function restart(controllers?: readonly ControllerName[]): Promise<void> {
+    await operator?.stop({ signal: 'SIGKILL' });
+    operator = await startMachineOperator((await testCluster()).kubeconfig, ns, controllers);
   }
 
   async function runningMachine(name: string): Promise<Machine> {
@@ -111,7 +112,7 @@ describe('killing the operator during a Machine deletion', () => {
       async () => (await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('kill-during-')),
       { intervalMs: 10 },
     );
-    await operator?.kill();
+    await operator?.stop({ signal: 'SIGKILL' });
     const atKill = await backupsOf(m);
     console.log(`  at the kill: VolumeBackup phase ${atKill[0]?.status?.phase ?? '(no status yet)'}`);
     assert.equal(atKill.length, 1);
@@ -136,7 +137,7 @@ describe('killing the operator during a Machine deletion', () => {
       'the VolumeBackup to complete',
       async () => (await backupsOf(m))[0]?.status?.phase === 'Completed',
     );
-    await operator?.kill();
+    await operator?.stop({ signal: 'SIGKILL' });
     const held = await getMachine(client, ns, 'kill-after');
     assert.ok(held?.metadata.finalizers?.includes(VOLUME_BACKUP_FINALIZER), 'the finalizer is still there');
     await restart();

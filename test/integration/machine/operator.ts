@@ -4,6 +4,7 @@
 //     --kubeconfig ... --namespaces ns --metrics-bind-address 0 --health-probe-bind-address 0
 // --controllers picks which of the three controllers run (default: all), so a test can stop a
 // deletion at an exact step: e.g. without `volumebackup` a VolumeBackup is recorded but never copied.
+import { fileURLToPath } from 'node:url';
 import { OPERATOR_FLAGS, type OperatorOptions, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
@@ -15,6 +16,7 @@ import { errorMessage } from '../../../src/runtime/log.ts';
 import { ConfigError } from '../../../src/runtime/manager/config.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import { runMain } from '../../../src/runtime/manager/run.ts';
+import { OperatorProcess } from '../../support/operator-process.ts';
 
 export const ALL_CONTROLLERS = ['machine', 'machine-backup', 'volumebackup'] as const;
 export type ControllerName = (typeof ALL_CONTROLLERS)[number];
@@ -33,6 +35,38 @@ function splitControllers(argv: string[]): { controllers: ControllerName[]; rest
   const unknown = names.filter((n) => !(ALL_CONTROLLERS as readonly string[]).includes(n));
   if (unknown.length > 0) throw new ConfigError(`--controllers: unknown ${unknown.join(', ')}`);
   return { controllers: names as ControllerName[], rest: [...argv.slice(0, i), ...argv.slice(i + 2)] };
+}
+
+/** Starts this file as a child process watching `namespace`, and waits until its controllers run. */
+export async function startMachineOperator(
+  kubeconfig: string,
+  namespace: string,
+  controllers?: readonly ControllerName[],
+): Promise<OperatorProcess> {
+  const operator = new OperatorProcess({
+    name: 'machine-operator',
+    args: [
+      fileURLToPath(import.meta.url),
+      '--kubeconfig',
+      kubeconfig,
+      '--namespaces',
+      namespace,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '0',
+      '--log-level',
+      'info',
+      ...(controllers ? ['--controllers', controllers.join(',')] : []),
+    ],
+  });
+  try {
+    await operator.controllersStarted();
+  } catch (err) {
+    await operator.stop({ signal: 'SIGKILL' });
+    throw err;
+  }
+  return operator;
 }
 
 if (import.meta.main) {

@@ -18,8 +18,8 @@ import {
   find,
   type Manifest,
   parseManifests,
-  templateArgs,
 } from '../../unit/packaging/manifests.ts';
+import { templateArgs } from './helm.ts';
 
 /**
  * The API server judges the install manifests: `helm template` output and config/default must pass

@@ -8,12 +8,18 @@ import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.ts';
 import { testClient, testCluster, testKubeConfig } from '../../support/cluster.ts';
-import { MARKER_ANNOTATION } from '../../support/fixture-operator.ts';
+import {
+  fixtureFlags,
+  fixtureIdentity,
+  MARKER_ANNOTATION,
+  startFixture,
+} from '../../support/fixture-operator.ts';
+import { httpGet } from '../../support/http.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
+import { parseMetrics, value } from '../../support/prometheus-text.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
-import { fixtureFlags, httpGet, OperatorProcess } from './operator-process.ts';
-import { parseMetrics, value } from './prometheus-text.ts';
 
 /**
  * Leader election between real operator processes (test/support/fixture-operator.ts) with the
@@ -85,8 +91,7 @@ describe('leader election between operator processes', () => {
     ns = await createNamespace(client, 'leader');
   });
   after(async () => {
-    for (const p of processes) p.kill('SIGKILL');
-    await Promise.all(processes.map((p) => p.exited));
+    await Promise.all(processes.map((p) => p.stop({ signal: 'SIGKILL' })));
     stopInformers.abort();
     await deleteNamespace(client, ns);
   });
@@ -104,7 +109,7 @@ describe('leader election between operator processes', () => {
       ns,
     ];
     const start = (name: string) => {
-      const p = new OperatorProcess(name, flags);
+      const p = startFixture(name, flags);
       processes.push(p);
       return p;
     };
@@ -140,7 +145,7 @@ describe('leader election between operator processes', () => {
     for (const name of names) await client.create(CoreTypes.ConfigMap, markerConfigMap(ns, name));
     const a = start('replica-a');
     const b = start('replica-b');
-    const [idA, idB] = await Promise.all([a.identity(), b.identity()]);
+    const [idA, idB] = await Promise.all([fixtureIdentity(a), fixtureIdentity(b)]);
 
     // 1. One replica reconciles everything; the other nothing.
     const leaderId = await waitFor(
@@ -186,11 +191,9 @@ describe('leader election between operator processes', () => {
     // 3. SIGTERM with a third replica waiting: the lease is released on the way out, so the hand-over
     //    takes at most one retry period instead of a lease duration.
     const third = start('replica-c');
-    const idC = await third.identity();
+    const idC = await fixtureIdentity(third);
     const { health } = await third.ports();
-    await waitFor('the third replica to be ready (caches synced)', async () => {
-      return (await httpGet(health, '/readyz')).status === 200;
-    });
+    await third.waitForHttp('ready (caches synced)', health, '/readyz');
     assert.equal(await masterStatus(third, leaseName), 0);
     const terminatedAt = Date.now();
     standby.kill('SIGTERM');
@@ -205,7 +208,7 @@ describe('leader election between operator processes', () => {
     assert.ok(handoverMs < 8_000, `hand-over took ${handoverMs} ms`);
     const exit = await standby.exited;
     assert.equal(exit.code, 0, `the SIGTERMed replica exits 0\n${standby.describe()}`);
-    assert.ok(standby.indexOf('released the leader lease') >= 0, standby.describe());
+    assert.ok(standby.indexOf(MANAGER_LOG.releasedLease) >= 0, standby.describe());
     await waitFor('the Lease to name the third replica', async () => (await holder()) === idC);
     assert.deepEqual(
       holders,

@@ -7,11 +7,11 @@ import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resour
 import { TerminalError } from '../../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import { testClient } from '../../support/cluster.ts';
+import { httpGet } from '../../support/http.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { find, parseMetrics, value } from '../../support/prometheus-text.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
-import { httpGet } from './operator-process.ts';
-import { find, parseMetrics, value } from './prometheus-text.ts';
 
 const CONTROLLER = 'metrics-probe';
 

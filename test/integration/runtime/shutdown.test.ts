@@ -4,10 +4,16 @@ import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
-import { DONE_ANNOTATION, SLOW_FINISHED, SLOW_STARTED } from '../../support/fixture-operator.ts';
+import {
+  DONE_ANNOTATION,
+  fixtureFlags,
+  SLOW_FINISHED,
+  SLOW_STARTED,
+  startFixture,
+} from '../../support/fixture-operator.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { sleep } from '../../support/wait.ts';
-import { fixtureFlags, OperatorProcess } from './operator-process.ts';
+import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
+import { waitForQueue } from '../../support/queue-metrics.ts';
 
 // Long enough that SIGTERM lands inside it even when this machine is slow.
 const RECONCILE_MS = 6_000;
@@ -32,7 +38,7 @@ describe('graceful shutdown of an operator process', () => {
     return ns;
   };
   const startOperator = (name: string, args: string[], env: NodeJS.ProcessEnv) => {
-    const p = new OperatorProcess(name, args, env);
+    const p = startFixture(name, args, env);
     operators.push(p);
     return p;
   };
@@ -41,8 +47,7 @@ describe('graceful shutdown of an operator process', () => {
     client = await testClient();
   });
   after(async () => {
-    for (const p of operators) p.kill('SIGKILL');
-    await Promise.all(operators.map((p) => p.exited));
+    await Promise.all(operators.map((p) => p.stop({ signal: 'SIGKILL' })));
     await Promise.all(namespaces.map((ns) => deleteNamespace(client, ns)));
   });
 
@@ -55,7 +60,8 @@ describe('graceful shutdown of an operator process', () => {
     const p = startOperator('operator', [...fixtureFlags(kubeconfig, ns), '--concurrency', 'slow=1'], {
       FIXTURE_SLOW_RECONCILE_MS: String(RECONCILE_MS),
     });
-    await p.waitForLog('controllers starting', (l) => l.message === 'caches synced, starting controllers');
+    await p.controllersStarted();
+    const { metrics } = await p.ports();
 
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-0'));
     const started = await p.waitForLog('the first reconcile', (l) => l.message === SLOW_STARTED);
@@ -63,11 +69,14 @@ describe('graceful shutdown of an operator process', () => {
     const startedAt = Date.now();
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-1'));
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'slow-2'));
-    await sleep(500); // the queued objects reach the operator's queue
+    // Without this, "no new reconcile after SIGTERM" would also hold if they had not arrived yet.
+    await waitForQueue(metrics, 'slow', 'slow-1 and slow-2 queued behind slow-0', (q) => {
+      return q.depth === 2 && q.active === 1;
+    });
 
     const terminatedAt = Date.now();
     p.kill('SIGTERM');
-    await p.waitForLog('the signal', (l) => l.message === 'received signal');
+    await p.waitForLog('the signal', (l) => l.message === MANAGER_LOG.receivedSignal);
     // An event after the signal must not start a reconcile either.
     await client.patch(CoreTypes.ConfigMap, {
       namespace: ns,
@@ -84,7 +93,7 @@ describe('graceful shutdown of an operator process', () => {
     );
 
     assert.equal(exit.code, 0, p.describe());
-    const signalAt = p.indexOf('received signal');
+    const signalAt = p.indexOf(MANAGER_LOG.receivedSignal);
     const starts = p.logs.filter((l) => l.message === SLOW_STARTED).map((l) => l.configMap);
     assert.deepEqual(starts, ['slow-0'], 'only the reconcile in flight at SIGTERM ever ran');
     assert.equal(p.indexOf(SLOW_STARTED, signalAt), -1, 'no reconcile started after SIGTERM');
@@ -98,6 +107,7 @@ describe('graceful shutdown of an operator process', () => {
       (await annotations('slow-0'))[DONE_ANNOTATION],
       'the side effect of the in-flight reconcile landed',
     );
+    // The process is gone: what it did not stamp now, nobody stamps later.
     assert.equal((await annotations('slow-1'))[DONE_ANNOTATION], undefined);
     assert.equal((await annotations('slow-2'))[DONE_ANNOTATION], undefined);
   });
@@ -121,7 +131,7 @@ describe('graceful shutdown of an operator process', () => {
       ],
       { FIXTURE_SLOW_RECONCILE_MS: String(BLOCKED_RECONCILE_MS) },
     );
-    await p.waitForLog('controllers starting', (l) => l.message === 'caches synced, starting controllers');
+    await p.controllersStarted();
     await client.create(CoreTypes.ConfigMap, slowConfigMap(ns, 'blocked'));
     await p.waitForLog('the reconcile that blocks', (l) => l.message === SLOW_STARTED);
 
@@ -137,7 +147,7 @@ describe('graceful shutdown of an operator process', () => {
     assert.equal(exit.code, 0, p.describe());
     // Generous: process exit and log collection add to the timeout on a slow machine.
     assert.ok(stopMs < 5_000, `stopped ${stopMs} ms after SIGTERM\n${p.describe()}`);
-    const signalAt = p.indexOf('received signal');
+    const signalAt = p.indexOf(MANAGER_LOG.receivedSignal);
     const drainWarning = p.logs.findIndex(
       (l, i) => i > signalAt && l.message === DRAIN_UNFINISHED && l.controller === 'slow',
     );

@@ -1,10 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1ObjectMeta, V1PolicyRule } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
-import { type RunResult, run } from '../../../e2e/providers/exec.ts';
-import { toolchainPaths } from '../../../e2e/providers/local/toolchain.ts';
 
 /** Reading the chart and the kustomize config as the objects they install. */
 
@@ -76,40 +74,10 @@ export function normalizeRules(rules: readonly V1PolicyRule[] = []): V1PolicyRul
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
 
-/** helm from the local toolchain (e2e/providers/local/toolchain.ts), or why the tests must skip. */
-export const HELM = toolchainPaths().helm;
-export const KUBECTL = toolchainPaths().kubectl;
-export const HELM_MISSING: string | false = existsSync(HELM)
-  ? false
-  : `helm is not built at ${HELM}; run \`npm run cluster:build\` to build the toolchain`;
-
-export function helm(args: string[]): Promise<RunResult> {
-  return run(HELM, args, { cwd: REPO_ROOT, timeoutMs: 60_000 });
-}
-
-export interface TemplateOptions {
-  release?: string;
-  namespace?: string;
-  /** `--set` arguments, e.g. ['replicaCount=3']. */
-  set?: readonly string[];
-  extraArgs?: readonly string[];
-}
-
-export function templateArgs(options: TemplateOptions = {}): string[] {
-  const args = [
-    'template',
-    options.release ?? DEFAULT_RELEASE.name,
-    CHART_DIR,
-    '--namespace',
-    options.namespace ?? DEFAULT_RELEASE.namespace,
-  ];
-  for (const value of options.set ?? []) args.push('--set', value);
-  return [...args, ...(options.extraArgs ?? [])];
-}
-
-/** `helm template`, which must succeed; returns the rendered objects. */
-export async function renderChart(options: TemplateOptions = {}): Promise<Manifest[]> {
-  const result = await helm(templateArgs(options));
-  if (result.code !== 0) throw new Error(`helm template failed (exit ${result.code}):\n${result.stderr}`);
-  return parseManifests(result.stdout);
-}
+/** The roles config/rbac defines, and the file each is in. */
+export const RBAC_ROLES: ReadonlyArray<{ kind: 'ClusterRole' | 'Role'; name: string; file: string }> = [
+  { kind: 'ClusterRole', name: 'basic-operator-manager', file: 'role.yaml' },
+  { kind: 'Role', name: 'basic-operator-leader-election', file: 'leader_election_role.yaml' },
+  { kind: 'ClusterRole', name: 'basic-operator-edit', file: 'aggregate_roles.yaml' },
+  { kind: 'ClusterRole', name: 'basic-operator-view', file: 'aggregate_roles.yaml' },
+];

@@ -3,7 +3,8 @@ import { before, describe, it } from 'node:test';
 import type { V1Container, V1Deployment, V1Pod, V1PodSpec, V1Service } from '@kubernetes/client-node';
 import { OPERATOR_FLAGS, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { envName, FLAGS, parseCommandLine } from '../../../src/runtime/manager/config.ts';
-import { find, HELM_MISSING, type Manifest, renderChart } from './manifests.ts';
+import { find, type Manifest } from '../../unit/packaging/manifests.ts';
+import { renderChart } from './helm.ts';
 
 const STANDARD_LABELS = [
   'app.kubernetes.io/name',
@@ -44,7 +45,7 @@ function assertRestricted(spec: V1PodSpec | undefined, what: string): void {
   }
 }
 
-describe('the rendered operator Deployment', { skip: HELM_MISSING }, () => {
+describe('the rendered operator Deployment', () => {
   let manifests: Manifest[];
   let deployment: Manifest & V1Deployment;
   let manager: V1Container;

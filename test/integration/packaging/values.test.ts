@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { find, type Manifest } from '../../unit/packaging/manifests.ts';
+import { helm, renderChart, templateArgs } from './helm.ts';
+
+/** Bad values must stop `helm install` with a message that names the value and what is wrong. */
+const BAD_VALUES: ReadonlyArray<{ set: string[]; message: RegExp }> = [
+  { set: ['replicaCount=two'], message: /at '\/replicaCount': got string, want integer/ },
+  { set: ['replicaCount=-1'], message: /at '\/replicaCount': minimum: got -1, want 0/ },
+  {
+    set: ['logLevel=verbose'],
+    message: /at '\/logLevel': value must be one of 'error', 'warn', 'info', 'debug'/,
+  },
+  { set: ['concurrency.machine=0'], message: /at '\/concurrency\/machine': minimum: got 0, want 1/ },
+  {
+    set: ['concurrency.machines=2'],
+    message: /at '\/concurrency': additional properties 'machines' not allowed/,
+  },
+  {
+    set: ['watchNamespaces={Team_A}'],
+    message: /at '\/watchNamespaces\/0': 'Team_A' does not match pattern/,
+  },
+  { set: ['leaderElection.leaseDuration=15'], message: /at '\/leaderElection\/leaseDuration': got number/ },
+  {
+    set: ['leaderElection.leaseDuration=15 s'],
+    message: /at '\/leaderElection\/leaseDuration': '15 s' does not match pattern/,
+  },
+  { set: ['image.pullPolicy=Sometimes'], message: /at '\/image\/pullPolicy': value must be one of/ },
+  { set: ['image.digest=latest'], message: /at '\/image\/digest': 'latest' does not match pattern/ },
+  { set: ['imagee.tag=v1'], message: /additional properties 'imagee' not allowed/ },
+  { set: ['backup.jobImage='], message: /at '\/backup\/jobImage'/ },
+  {
+    set: ['resources.request.cpu=1'],
+    message: /at '\/resources': additional properties 'request' not allowed/,
+  },
+  {
+    set: ['leaderElection.renewDeadline=20s'],
+    message:
+      /leaderElection\.renewDeadline \(20s\) must be shorter than leaderElection\.leaseDuration \(15s\)/,
+  },
+  {
+    set: ['leaderElection.retryPeriod=10s'],
+    message: /leaderElection\.retryPeriod \(10s\) must be shorter than leaderElection\.renewDeadline \(10s\)/,
+  },
+  {
+    set: ['gracefulShutdownTimeout=1m'],
+    message: /gracefulShutdownTimeout \(1m\) must be shorter than terminationGracePeriodSeconds \(45 s\)/,
+  },
+  { set: ['leaderElection.enabled=false'], message: /replicaCount > 1 needs leaderElection\.enabled=true/ },
+  {
+    set: ['serviceAccount.create=false'],
+    message: /serviceAccount\.name is required when serviceAccount\.create is false/,
+  },
+];
+
+describe('values.schema.json and the chart checks reject bad values', () => {
+  for (const { set, message } of BAD_VALUES) {
+    it(`--set ${set.join(' --set ')}`, async () => {
+      const result = await helm(templateArgs({ set }));
+      assert.notEqual(result.code, 0, `helm template accepted ${set.join(', ')}`);
+      assert.match(result.stderr, message);
+    });
+  }
+});
+
+describe('the chart accepts and applies good values', () => {
+  const env = (manifests: Manifest[]): Record<string, string | undefined> => {
+    const deployment = find<Manifest & V1Deployment>(manifests, 'Deployment', 'basic-operator');
+    const container = deployment.spec?.template.spec?.containers[0];
+    return Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+  };
+
+  it('passes watch namespaces, per-controller concurrency and timings to the operator', async () => {
+    const manifests = await renderChart({
+      set: [
+        'watchNamespaces={team-a,team-b}',
+        'concurrency.default=3',
+        'concurrency.basicreplicaset=10',
+        'concurrency.machine=2',
+        'concurrency.machine-backup=1',
+        'leaderElection.leaseDuration=30s',
+        'leaderElection.renewDeadline=20s',
+        'leaderElection.retryPeriod=1500ms',
+        'logLevel=debug',
+        'backup.jobImage=registry.example.com/tools/busybox:1.36',
+        'backup.deadline=3h',
+      ],
+    });
+    assert.deepEqual(
+      {
+        namespaces: env(manifests).BASIC_OPERATOR_NAMESPACES,
+        workers: env(manifests).BASIC_OPERATOR_MAX_CONCURRENT_RECONCILES,
+        concurrency: env(manifests).BASIC_OPERATOR_CONCURRENCY,
+        lease: env(manifests).BASIC_OPERATOR_LEADER_ELECTION_LEASE_DURATION,
+        retry: env(manifests).BASIC_OPERATOR_LEADER_ELECTION_RETRY_PERIOD,
+        logLevel: env(manifests).BASIC_OPERATOR_LOG_LEVEL,
+        jobImage: env(manifests).BASIC_OPERATOR_BACKUP_JOB_IMAGE,
+        deadline: env(manifests).BASIC_OPERATOR_VOLUME_COPY_DEADLINE,
+      },
+      {
+        namespaces: 'team-a,team-b',
+        workers: '3',
+        concurrency: 'basicreplicaset=10,machine=2,machine-backup=1',
+        lease: '30s',
+        retry: '1500ms',
+        logLevel: 'debug',
+        jobImage: 'registry.example.com/tools/busybox:1.36',
+        deadline: '3h',
+      },
+    );
+  });
+
+  it('grants the manager role only in the watched namespaces when there are some', async () => {
+    const manifests = await renderChart({ set: ['watchNamespaces={team-a,team-b}'] });
+    assert.equal(manifests.filter((m) => m.kind === 'ClusterRoleBinding').length, 0);
+    const bindings = manifests.filter(
+      (m) => m.kind === 'RoleBinding' && m.metadata.name === 'basic-operator-manager',
+    );
+    assert.deepEqual(bindings.map((b) => b.metadata.namespace).sort(), ['team-a', 'team-b']);
+    for (const binding of bindings) {
+      assert.deepEqual(binding.roleRef, {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'basic-operator-manager',
+      });
+    }
+  });
+
+  it('runs one replica without leader election when asked', async () => {
+    const manifests = await renderChart({ set: ['replicaCount=1', 'leaderElection.enabled=false'] });
+    assert.equal(env(manifests).BASIC_OPERATOR_LEADER_ELECT, 'false');
+    assert.equal(manifests.filter((m) => m.kind === 'Role').length, 0);
+  });
+
+  it('pins the image by digest, and defaults the tag to the appVersion', async () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    const image = async (set: string[]) =>
+      find<Manifest & V1Deployment>(await renderChart({ set }), 'Deployment', 'basic-operator').spec?.template
+        .spec?.containers[0]?.image;
+    assert.equal(await image([]), 'ghcr.io/basicoperator/basic-operator:0.1.0');
+    assert.equal(await image(['image.tag=dev', 'image.repository=basic-operator']), 'basic-operator:dev');
+    assert.equal(await image([`image.digest=${digest}`]), `ghcr.io/basicoperator/basic-operator@${digest}`);
+  });
+
+  it('renders the optional ServiceMonitor and PodDisruptionBudget', async () => {
+    const manifests = await renderChart({
+      set: [
+        'serviceMonitor.enabled=true',
+        'serviceMonitor.labels.release=prometheus',
+        'podDisruptionBudget.enabled=true',
+      ],
+    });
+    const monitor = find(manifests, 'ServiceMonitor', 'basic-operator');
+    assert.equal(monitor.apiVersion, 'monitoring.coreos.com/v1');
+    assert.equal(monitor.metadata.labels?.release, 'prometheus');
+    assert.deepEqual(monitor.spec, {
+      selector: {
+        matchLabels: {
+          'app.kubernetes.io/name': 'basic-operator',
+          'app.kubernetes.io/instance': 'basic-operator',
+          'app.kubernetes.io/component': 'controller-manager',
+        },
+      },
+      namespaceSelector: { matchNames: ['basic-operator-system'] },
+      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s', scrapeTimeout: '10s' }],
+    });
+    const pdb = find(manifests, 'PodDisruptionBudget', 'basic-operator');
+    assert.deepEqual(pdb.spec, {
+      maxUnavailable: 1,
+      selector: {
+        matchLabels: {
+          'app.kubernetes.io/name': 'basic-operator',
+          'app.kubernetes.io/instance': 'basic-operator',
+          'app.kubernetes.io/component': 'controller-manager',
+        },
+      },
+    });
+  });
+
+  it('leaves the ServiceMonitor and PodDisruptionBudget out by default', async () => {
+    const kinds = new Set((await renderChart()).map((m) => m.kind));
+    assert.ok(!kinds.has('ServiceMonitor'));
+    assert.ok(!kinds.has('PodDisruptionBudget'));
+  });
+});

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CUSTOM_RESOURCE_DEFINITIONS } from '../../../src/apis/index.ts';
+import { FLAGS } from '../../../src/runtime/manager/config.ts';
+import { find, normalizeRules, RBAC_ROLES, type RoleManifest, readManifests } from './manifests.ts';
+
+describe('config/rbac grants least privilege', () => {
+  const roles = RBAC_ROLES.map((r) => find<RoleManifest>(readManifests('rbac', r.file), r.kind, r.name));
+  const manager = find<RoleManifest>(
+    readManifests('rbac', 'role.yaml'),
+    'ClusterRole',
+    'basic-operator-manager',
+  );
+
+  it('uses no wildcards', () => {
+    for (const role of roles) {
+      for (const rule of role.rules ?? []) {
+        for (const list of [rule.apiGroups, rule.resources, rule.verbs, rule.resourceNames]) {
+          assert.ok(!list?.includes('*'), `${role.metadata.name}: wildcard in ${JSON.stringify(rule)}`);
+        }
+      }
+    }
+  });
+
+  const verbsFor = (group: string, resource: string): string[] =>
+    (manager.rules ?? [])
+      .filter((r) => r.apiGroups?.includes(group) && r.resources?.includes(resource))
+      .flatMap((r) => r.verbs)
+      .sort();
+
+  for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+    const { group } = crd.spec;
+    const { plural } = crd.spec.names;
+    it(`lets the controllers manage ${plural}.${group}, its status and its finalizers`, () => {
+      assert.deepEqual(verbsFor(group, plural), [
+        'create',
+        'delete',
+        'get',
+        'list',
+        'patch',
+        'update',
+        'watch',
+      ]);
+      assert.deepEqual(verbsFor(group, `${plural}/status`), ['get', 'patch', 'update']);
+      // Owner references with blockOwnerDeletion need update on the owner's finalizers.
+      assert.deepEqual(verbsFor(group, `${plural}/finalizers`), ['update']);
+    });
+  }
+
+  it('limits the leader-election Role to reading and renewing the operator Lease', () => {
+    const role = find<RoleManifest>(
+      readManifests('rbac', 'leader_election_role.yaml'),
+      'Role',
+      'basic-operator-leader-election',
+    );
+    assert.deepEqual(normalizeRules(role.rules), [
+      { verbs: ['create'], apiGroups: ['coordination.k8s.io'], resources: ['leases'] },
+      {
+        verbs: ['get', 'update'],
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: [FLAGS['leader-election-id'].default],
+      },
+    ]);
+  });
+
+  it('gives the aggregated edit and view roles every custom resource', () => {
+    const edit = roles.find((r) => r.metadata.name === 'basic-operator-edit');
+    const view = roles.find((r) => r.metadata.name === 'basic-operator-view');
+    for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+      const { plural } = crd.spec.names;
+      const covers = (role: RoleManifest | undefined, resource: string, verb: string) =>
+        (role?.rules ?? []).some(
+          (r) =>
+            r.apiGroups?.includes(crd.spec.group) &&
+            r.resources?.includes(resource) &&
+            r.verbs.includes(verb),
+        );
+      assert.ok(covers(edit, plural, 'create'), `edit role cannot create ${plural}`);
+      assert.ok(covers(view, plural, 'list'), `view role cannot list ${plural}`);
+      assert.ok(covers(view, `${plural}/status`, 'get'), `view role cannot read ${plural}/status`);
+      if (crd.spec.versions.some((v) => v.subresources?.scale)) {
+        assert.ok(covers(edit, `${plural}/scale`, 'update'), `edit role cannot scale ${plural}`);
+      }
+    }
+  });
+});

@@ -58,7 +58,7 @@ export async function restartComponent(
   await startStoppedComponents(cluster);
 }
 
-const COMPONENTS: Component[] = [
+export const COMPONENTS: Component[] = [
   'etcd',
   'kube-apiserver',
   'kube-controller-manager',

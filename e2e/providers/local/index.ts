@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
 import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
-import { startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
+import { COMPONENTS, startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
 import { withFileLock } from './lock.ts';
+import { clusterPorts, takenPorts } from './ports.ts';
 import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
 export const CLUSTER_NAME = 'basic-operator';
@@ -128,6 +129,16 @@ export class LocalProvider implements ClusterProvider {
       if (this.exists() && (!existsSync(argsFile) || readFileSync(argsFile, 'utf8') !== wanted)) {
         say(`cluster ${this.cluster} was created with other settings; recreating it`);
         await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
+      } else if (this.exists() && stoppedComponents(this.cluster).length === COMPONENTS.length) {
+        // kwokctl picks free ports at creation: another cluster created while this one was stopped
+        // may hold them now, and a restart would fail with "address already in use".
+        const taken = await takenPorts(clusterPorts(join(clusterDir(this.cluster), 'kwok.yaml')));
+        if (taken.length > 0) {
+          say(
+            `ports ${taken.join(', ')} of stopped cluster ${this.cluster} are in use by another program; recreating it`,
+          );
+          await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
+        }
       }
       let kwokStarted = 0;
       let leadersStarted = 0;

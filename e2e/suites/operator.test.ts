@@ -317,6 +317,8 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
     assert.ok(lines.some(isJsonLogLine), `no JSON log lines were captured:\n${lines.slice(0, 5).join('\n')}`);
     assert.deepEqual(rbacDenials(lines), [], 'RBAC denials in the operator logs');
     if (operator instanceof LocalOperator) {
+      // One process for the install and one for the upgrade, each stopped with SIGTERM.
+      assert.equal(operator.exits.length, 2, 'the install and the upgrade each ran one operator process');
       assert.deepEqual(
         operator.exits.map((e) => e.code),
         operator.exits.map(() => 0),

@@ -1,5 +1,5 @@
+import type { Timestamp } from '../../../runtime/time.ts';
 import { compareByCreation } from './ordering.ts';
-import type { Timestamp } from './timestamp.ts';
 
 /** A replica set as revision history sees it. */
 export interface HistorySet {

@@ -64,10 +64,6 @@ export class Store<T extends KubeObject> {
     return [...this.items.values()];
   }
 
-  keys(): string[] {
-    return [...this.items.keys()];
-  }
-
   byIndex(indexName: string, value: string): T[] {
     const index = this.indices.get(indexName);
     if (!index) throw new Error(`no index named ${indexName}`);
@@ -79,10 +75,6 @@ export class Store<T extends KubeObject> {
       if (obj) out.push(obj);
     }
     return out;
-  }
-
-  indexSize(indexName: string, value: string): number {
-    return this.indices.get(indexName)?.get(value)?.size ?? 0;
   }
 
   /** Inserts or replaces; returns the previous object. */

@@ -39,23 +39,6 @@ export function maxRevision(sets: readonly { revision?: number }[]): number {
   );
 }
 
-/** The revision a newly created set gets: one past every old set. */
-export function nextRevision(oldSets: readonly { revision?: number }[]): number {
-  return maxRevision(oldSets) + 1;
-}
-
-/**
- * The revision the current (new) set must carry. It never goes down, and a set whose template
- * matches the deployment again (a rollback to an old set) jumps past every other set, so the set
- * in use always has the highest revision (upstream SetNewReplicaSetAnnotations).
- */
-export function revisionForNewSet(
-  currentRevision: number | undefined,
-  oldSets: readonly { revision?: number }[],
-): number {
-  return Math.max(currentRevision ?? 0, nextRevision(oldSets));
-}
-
 /** Lowest revision first; sets with equal or unparsable revisions by creation time, then name. */
 export function compareByRevision(
   a: { name: string; revision?: number; creationTimestamp?: Timestamp },

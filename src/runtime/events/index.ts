@@ -1,5 +1,4 @@
-export type { EventsV1Event, EventType } from './event-object.ts';
-export { MemoryEventRecorder } from './memory-recorder.ts';
+export type { EventType } from './event-object.ts';
 export {
   ApiEventRecorder,
   type ApiEventRecorderOptions,

@@ -129,8 +129,4 @@ export class Informer<T extends KubeObject> {
   byOwner(ownerUid: string): T[] {
     return this.parts.flatMap((p) => p.store.byIndex(OWNER_UID_INDEX, ownerUid));
   }
-
-  get size(): number {
-    return this.parts.reduce((n, p) => n + p.store.size, 0);
-  }
 }

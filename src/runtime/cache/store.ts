@@ -52,10 +52,6 @@ export class Store<T extends KubeObject> {
     for (const [key, obj] of this.items) this.indexInto(index, fn, key, obj);
   }
 
-  get size(): number {
-    return this.items.size;
-  }
-
   get(key: string): T | undefined {
     return this.items.get(key);
   }

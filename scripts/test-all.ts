@@ -66,6 +66,8 @@ function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Coun
 const bin = (tool: string) => `node_modules/.bin/${tool}`;
 step('type check', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 step('lint', bin('biome'), ['check', '.']);
+step('dead code', bin('knip'), []);
+step('dead code outside tests', bin('knip'), ['--production']);
 
 const runs: Counts[] = [];
 if (process.argv.includes('--unit')) {

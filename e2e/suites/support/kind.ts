@@ -172,10 +172,6 @@ export class KindRelease {
     return operatorDeployment(this.manifests);
   }
 
-  get deploymentName(): string {
-    return this.deployment.metadata.name;
-  }
-
   /** The selector of the operator's pods, as kubectl takes it. */
   get operatorSelector(): string {
     return Object.entries(this.deployment.spec?.selector.matchLabels ?? {})

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type Machine, type MachineVolume } from '../../apis/index.ts';
 
 /** On every object the controller creates: the Machine it belongs to (bounded to a label value). */
-export const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
+const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
 /** On claims and restore Jobs: the volume's name within the Machine. */
-export const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
+const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
 /** On restore Jobs. */
 export const ROLE_LABEL = 'infra.basicoperator.dev/role';
 /**

@@ -11,11 +11,11 @@ import {
 } from '../../apis/index.ts';
 
 /** On a VolumeBackup: the name of the Machine it backs up (bounded to a label value). */
-export const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
+const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
 /** On a VolumeBackup: the uid of that Machine. */
-export const MACHINE_UID_LABEL = 'infra.basicoperator.dev/machine-uid';
+const MACHINE_UID_LABEL = 'infra.basicoperator.dev/machine-uid';
 /** On backup claims and copy Jobs: the VolumeBackup they belong to. */
-export const VOLUME_BACKUP_LABEL = 'infra.basicoperator.dev/volume-backup';
+const VOLUME_BACKUP_LABEL = 'infra.basicoperator.dev/volume-backup';
 export const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
 /** On copy Jobs: 1 for the first Job of a volume, 2 for its first retry, and so on. */
 export const ATTEMPT_LABEL = 'infra.basicoperator.dev/attempt';

@@ -29,8 +29,6 @@ export function exponentialRetry(maxAttempts: number, initialMs: number): RetryP
   };
 }
 
-export const DEFAULT_RETRY = exponentialRetry(DEFAULT_MAX_ATTEMPTS, DEFAULT_INITIAL_BACKOFF_MS);
-
 export interface CopyAttempt {
   attempt: number;
   name: string;

@@ -85,18 +85,9 @@ export class InformerCache {
     await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
   }
 
-  get hasSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced);
-  }
-
   /** Which informers have not synced yet (for /readyz). */
   unsynced(): string[] {
     return [...this.informers.entries()].filter(([, i]) => !i.hasSynced).map(([id]) => id);
-  }
-
-  /** Every informer's id (type, selector, metadata) and how many objects it holds. */
-  sizes(): Record<string, number> {
-    return Object.fromEntries([...this.informers.entries()].map(([id, i]) => [id, i.size]));
   }
 
   async stopped(): Promise<void> {

@@ -21,8 +21,6 @@ export interface InformerScope {
  * every registered handler sees every change. Reads never go to the API server.
  */
 export class Informer<T extends KubeObject> {
-  readonly type: ResourceType<T>;
-  readonly scope: InformerScope;
   private readonly parts: Array<{ namespace: string; store: Store<T>; reflector: Reflector<T> }>;
   private readonly handlers: EventHandler<T>[] = [];
   private running: Promise<unknown> | undefined;
@@ -34,8 +32,6 @@ export class Informer<T extends KubeObject> {
     log: Logger,
     options: ReflectorOptions = {},
   ) {
-    this.type = type;
-    this.scope = scope;
     const namespaces = type.namespaced && scope.namespaces.length > 0 ? scope.namespaces : [''];
     const fanOut: EventHandler<T> = {
       onAdd: (obj) => {
@@ -132,13 +128,5 @@ export class Informer<T extends KubeObject> {
   /** Objects with an ownerReference to this UID. */
   byOwner(ownerUid: string): T[] {
     return this.parts.flatMap((p) => p.store.byIndex(OWNER_UID_INDEX, ownerUid));
-  }
-
-  byIndex(indexName: string, value: string): T[] {
-    return this.parts.flatMap((p) => p.store.byIndex(indexName, value));
-  }
-
-  get size(): number {
-    return this.parts.reduce((n, p) => n + p.store.size, 0);
   }
 }

@@ -91,7 +91,6 @@ export class Reflector<T extends KubeObject> {
   private readonly minWatchTimeoutSeconds: number;
   private readonly backoff: JitteredBackoff;
   private readonly transform: <O extends KubeObject>(obj: O) => O;
-  private currentWatch: AbortController | undefined;
 
   constructor(
     client: KubeClient,
@@ -117,15 +116,6 @@ export class Reflector<T extends KubeObject> {
 
   get hasSynced(): boolean {
     return this.syncedFlag;
-  }
-
-  get lastSyncResourceVersion(): string {
-    return this.resourceVersion;
-  }
-
-  /** Drops the current stream (as a network failure would); the loop resumes from the last resourceVersion. */
-  restartWatch(): void {
-    this.currentWatch?.abort();
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -201,7 +191,6 @@ export class Reflector<T extends KubeObject> {
   private async watchOnce(signal: AbortSignal): Promise<void> {
     this.stats.watches++;
     const watch = new AbortController();
-    this.currentWatch = watch;
     const stop = () => watch.abort();
     signal.addEventListener('abort', stop, { once: true });
     let lastActivity = Date.now();
@@ -239,7 +228,6 @@ export class Reflector<T extends KubeObject> {
     } finally {
       clearInterval(watchdog);
       signal.removeEventListener('abort', stop);
-      this.currentWatch = undefined;
     }
   }
 

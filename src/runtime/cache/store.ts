@@ -52,20 +52,12 @@ export class Store<T extends KubeObject> {
     for (const [key, obj] of this.items) this.indexInto(index, fn, key, obj);
   }
 
-  get size(): number {
-    return this.items.size;
-  }
-
   get(key: string): T | undefined {
     return this.items.get(key);
   }
 
   list(): T[] {
     return [...this.items.values()];
-  }
-
-  keys(): string[] {
-    return [...this.items.keys()];
   }
 
   byIndex(indexName: string, value: string): T[] {
@@ -79,10 +71,6 @@ export class Store<T extends KubeObject> {
       if (obj) out.push(obj);
     }
     return out;
-  }
-
-  indexSize(indexName: string, value: string): number {
-    return this.indices.get(indexName)?.get(value)?.size ?? 0;
   }
 
   /** Inserts or replaces; returns the previous object. */

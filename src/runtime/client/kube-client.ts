@@ -232,14 +232,6 @@ export class KubeClient {
     );
   }
 
-  updateStatus<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
-    return this.request<T>(
-      HttpMethod.PUT,
-      objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? '', 'status'),
-      { body: obj, signal: options.signal, query: { fieldManager: options.fieldManager } },
-    );
-  }
-
   patch<T extends KubeObject>(type: ResourceType<T>, request: PatchRequest): Promise<T> {
     const { namespace, name, patchType, body, subresource } = request;
     return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, subresource), {

@@ -32,13 +32,6 @@ export function objectKey(obj: KubeObject): string {
   return ns ? `${ns}/${nameOf(obj)}` : nameOf(obj);
 }
 
-export function splitKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0
-    ? { namespace: '', name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 export function isBeingDeleted(obj: KubeObject): boolean {
   return obj.metadata?.deletionTimestamp != null;
 }

@@ -6,7 +6,6 @@ import type { KubeClient } from '../client/kube-client.ts';
 import { controllerRefOf, type KubeObject, objectKey } from '../client/object.ts';
 import type { ResourceType } from '../client/resource.ts';
 import { errorMessage, type Logger } from '../log.ts';
-import type { RateLimiter } from '../queue/index.ts';
 import type { ObjectWithStatus, StatusOf } from '../write/status.ts';
 import { applyOwnedFields, replaceWholeStatus } from '../write/status-strategy.ts';
 import { BackgroundStatusWriter, type ProgressOptions } from '../write/status-writer.ts';
@@ -98,8 +97,6 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
   private readonly watchList: Watch[] = [];
   private readonly observers: { informer: Informer<KubeObject>; handler: EventHandler<KubeObject> }[] = [];
   private statusOptions: StatusOptions<T> | undefined;
-  private concurrency: number | undefined;
-  private rateLimiter: RateLimiter<string> | undefined;
 
   constructor(host: ControllerHost, name: string, forType: ResourceType<T>, predicates: Predicate<T>[]) {
     this.host = host;
@@ -143,22 +140,11 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
     return this;
   }
 
-  withConcurrency(workers: number): this {
-    this.concurrency = workers;
-    return this;
-  }
-
-  withRateLimiter(rateLimiter: RateLimiter<string>): this {
-    this.rateLimiter = rateLimiter;
-    return this;
-  }
-
   complete(reconciler: Reconciler<T>): Controller<T> {
     const controller = new Controller<T>(
       {
         name: this.name,
-        concurrency: this.concurrency ?? this.host.concurrencyFor(this.name),
-        rateLimiter: this.rateLimiter,
+        concurrency: this.host.concurrencyFor(this.name),
         drainTimeoutMs: this.host.drainTimeoutMs,
       },
       reconciler,

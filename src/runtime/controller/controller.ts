@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../log.ts';
 import { controllerMetrics } from '../metrics.ts';
-import {
-  createPrometheusQueueMetrics,
-  defaultControllerRateLimiter,
-  type RateLimiter,
-  WorkQueue,
-} from '../queue/index.ts';
+import { createPrometheusQueueMetrics, defaultControllerRateLimiter, WorkQueue } from '../queue/index.ts';
 import type { ObjectWithStatus } from '../write/status.ts';
 import type { StatusWriter } from '../write/status-writer.ts';
 import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError } from './reconciler.ts';
@@ -15,7 +10,6 @@ import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError 
 export interface ControllerOptions {
   name: string;
   concurrency: number;
-  rateLimiter?: RateLimiter<string>;
   /** How long stop() waits for in-flight reconciles and then the stop hooks, in all (default 30 s). */
   drainTimeoutMs?: number;
 }
@@ -69,7 +63,7 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     this.log = log.child({ controller: options.name });
     this.metrics = controllerMetrics(registry);
     this.queue = new WorkQueue<string>({
-      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter<string>(),
+      rateLimiter: defaultControllerRateLimiter<string>(),
       metrics: createPrometheusQueueMetrics<string>(registry, options.name),
     });
     this.metrics.maxConcurrentReconciles.set({ controller: this.name }, this.concurrency);

@@ -39,29 +39,10 @@ export const annotationsChanged: Predicate = {
     JSON.stringify(oldObj.metadata?.annotations ?? {}) !== JSON.stringify(newObj.metadata?.annotations ?? {}),
 };
 
-/** Passes updates that change generation, labels, annotations, finalizers or deletion state. */
-export const metadataOrSpecChanged: Predicate = {
-  update: (oldObj, newObj) =>
-    oldObj.metadata?.generation !== newObj.metadata?.generation ||
-    JSON.stringify(oldObj.metadata?.labels ?? {}) !== JSON.stringify(newObj.metadata?.labels ?? {}) ||
-    JSON.stringify(oldObj.metadata?.annotations ?? {}) !==
-      JSON.stringify(newObj.metadata?.annotations ?? {}) ||
-    JSON.stringify(oldObj.metadata?.finalizers ?? []) !== JSON.stringify(newObj.metadata?.finalizers ?? []) ||
-    (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null),
-};
-
 export function any<T extends KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
   return {
     create: (obj) => predicates.some((p) => p.create?.(obj) ?? true),
     update: (o, n) => predicates.some((p) => p.update?.(o, n) ?? true),
     delete: (obj) => predicates.some((p) => p.delete?.(obj) ?? true),
-  };
-}
-
-export function all<T extends KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
-  return {
-    create: (obj) => predicates.every((p) => p.create?.(obj) ?? true),
-    update: (o, n) => predicates.every((p) => p.update?.(o, n) ?? true),
-    delete: (obj) => predicates.every((p) => p.delete?.(obj) ?? true),
   };
 }

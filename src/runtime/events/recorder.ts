@@ -162,7 +162,7 @@ export class ApiEventRecorder implements EventRecorder {
       }
       const { series } = this.#aggregator.observe(occurrence);
       if (!this.#queue.enqueue(series.key, series)) {
-        this.#log.debug('dropping event: write queue full or closed', describe(series));
+        this.#log.debug('dropping event: write queue full', describe(series));
       }
     } catch (err) {
       this.#log.debug('failed to record event', { controller, reason, action, error: errorMessage(err) });
@@ -172,11 +172,6 @@ export class ApiEventRecorder implements EventRecorder {
   /** Resolves when every event recorded so far has been written (or given up on). */
   drain(): Promise<void> {
     return this.#queue.drain();
-  }
-
-  /** Stops accepting events and waits for the queued ones to be written. */
-  close(): Promise<void> {
-    return this.#queue.close();
   }
 
   async #write(series: EventSeriesState): Promise<void> {

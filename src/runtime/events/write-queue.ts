@@ -28,7 +28,6 @@ export class CoalescingWriteQueue<T> {
   #rewrite: T | undefined;
   #hasRewrite = false;
   #running = false;
-  #closed = false;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WriteQueueOptions<T>) {
@@ -37,9 +36,8 @@ export class CoalescingWriteQueue<T> {
     this.#maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED_WRITES;
   }
 
-  /** Schedules a write of `item` for `key`; false if it was refused (queue full or closed). */
+  /** Schedules a write of `item` for `key`; false if it was refused (queue full). */
   enqueue(key: string, item: T): boolean {
-    if (this.#closed) return false;
     if (this.#waiting.has(key)) {
       this.#waiting.set(key, item);
       return true;
@@ -63,12 +61,6 @@ export class CoalescingWriteQueue<T> {
   drain(): Promise<void> {
     if (!this.#running) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
-  }
-
-  /** Refuses further writes, then drains. */
-  close(): Promise<void> {
-    this.#closed = true;
-    return this.drain();
   }
 
   #push(key: string, item: T): void {

@@ -218,7 +218,7 @@ export function parseCommandLine(
   return { config: managerConfig(flags, env), flags };
 }
 
-/** The manager's configuration from its own flags alone. */
+/** @internal The manager's configuration from its own flags alone: tests build managers with it. */
 export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): ManagerConfig | 'help' {
   const parsed = parseCommandLine(argv, env);
   return parsed === 'help' ? 'help' : parsed.config;

@@ -64,10 +64,6 @@ export class LeaderElector {
     this.gauge?.set({ name: config.name }, 0);
   }
 
-  get isLeader(): boolean {
-    return this.leading;
-  }
-
   /** Campaigns until leading, then renews until the signal aborts or the lease is lost. */
   async run(signal: AbortSignal, callbacks: LeaderCallbacks): Promise<void> {
     this.log.info('waiting to acquire the leader lease');

@@ -121,11 +121,6 @@ export class Manager implements ControllerHost {
     return this.controllersRunning;
   }
 
-  /** Aborted when the manager stops; pass to long-running helpers. */
-  get signal(): AbortSignal {
-    return this.stopSignal.signal;
-  }
-
   /** Fails with a clear message when no API server answers. */
   async checkConnection(): Promise<string> {
     try {

@@ -85,7 +85,7 @@ class FakeTimer implements ClockTimer {
 }
 
 /**
- * A clock that only moves when told to. advance() fires every timer that falls due, in due-time order,
+ * @internal A test double: a clock that only moves when told to. advance() fires every timer that falls due, in due-time order,
  * synchronously, with now() reading each timer's due time while its callback runs. Promise
  * continuations triggered by those callbacks still need a microtask/macrotask turn to run.
  */

@@ -130,10 +130,6 @@ export class WorkQueue<T extends string = string> {
     return this.#processing.size;
   }
 
-  get isShuttingDown(): boolean {
-    return this.#shuttingDown;
-  }
-
   /**
    * Stops the queue: later adds are ignored, delayed adds are dropped, and every pending and future
    * get() resolves undefined. Workers still holding items may call done(). Also ends a pending

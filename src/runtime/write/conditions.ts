@@ -92,14 +92,6 @@ export function findCondition(
   return conditions?.find((condition) => condition.type === type);
 }
 
-export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'True';
-}
-
-export function isConditionFalse(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'False';
-}
-
 /**
  * Returns `conditions` with `next` set. A new type is appended with lastTransitionTime = now; an
  * existing one gets next's reason, message and observedGeneration, and a new lastTransitionTime only
@@ -126,29 +118,6 @@ export function setCondition(
 /** Returns `conditions` without the condition of this type (a copy even when there is none). */
 export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
   return (conditions ?? []).filter((condition) => condition.type !== type);
-}
-
-/**
- * Whether two condition lists say the same thing: the same types with the same status, reason,
- * message and observedGeneration, in any order. lastTransitionTime is ignored.
- */
-export function conditionsEqual(
-  a: readonly Condition[] | undefined,
-  b: readonly Condition[] | undefined,
-): boolean {
-  const left = a ?? [];
-  const right = b ?? [];
-  if (left.length !== right.length) return false;
-  return left.every((condition) => {
-    const other = findCondition(right, condition.type);
-    return (
-      other !== undefined &&
-      other.status === condition.status &&
-      other.reason === condition.reason &&
-      other.message === condition.message &&
-      other.observedGeneration === condition.observedGeneration
-    );
-  });
 }
 
 function buildCondition(input: ConditionInput, lastTransitionTime: string): Condition {

@@ -34,10 +34,6 @@ export function controllerReference(owner: KubeObject, ownerType: ResourceType):
   };
 }
 
-export function hasControllerRef(obj: KubeObject): boolean {
-  return controllerRefOf(obj) !== undefined;
-}
-
 /** Whether `owner` (matched by uid, as the garbage collector does) is the controller of `obj`. */
 export function isControlledBy(obj: KubeObject, owner: KubeObject): boolean {
   const uid = owner.metadata?.uid;

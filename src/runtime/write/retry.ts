@@ -1,9 +1,9 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { isConflict, isTransient } from '../client/errors.ts';
+import { isTransient } from '../client/errors.ts';
 
 /**
- * Retry helpers in the shape of client-go's k8s.io/client-go/util/retry: a fixed number of attempts
- * with a (jittered, optionally growing) pause between them, retrying only errors a predicate accepts.
+ * Retries in the shape of client-go's k8s.io/client-go/util/retry: a fixed number of attempts with
+ * a (jittered, optionally growing) pause between them, retrying only errors a predicate accepts.
  */
 
 /** client-go's wait.Backoff, in milliseconds. */
@@ -33,12 +33,6 @@ export interface RetryPolicy {
   readonly attempts: number;
   readonly backoff: Readonly<Backoff>;
 }
-
-/** client-go retry.DefaultRetry: for conflicts, which a fresh read resolves at once. */
-export const DEFAULT_RETRY: RetryPolicy = {
-  attempts: 5,
-  backoff: { initialDelayMs: 10, factor: 1, jitter: 0.1 },
-};
 
 /** client-go retry.DefaultBackoff: for transient server trouble, which needs time to pass. */
 export const DEFAULT_TRANSIENT_RETRY: RetryPolicy = {
@@ -70,11 +64,11 @@ export function backoffDelays(
  * Calls fn until it succeeds, fails with an error `retriable` rejects, or `attempts` calls have
  * failed; then the last error is thrown. fn gets the 1-based attempt number.
  */
-export async function retryOnError<R>(
+async function retryOnError<R>(
   retriable: (err: unknown) => boolean,
   fn: (attempt: number) => Promise<R>,
-  options: RetryOptions = {},
-  defaults: RetryPolicy = DEFAULT_RETRY,
+  options: RetryOptions,
+  defaults: RetryPolicy,
 ): Promise<R> {
   const attempts = options.attempts ?? defaults.attempts;
   if (!(attempts >= 1)) throw new RangeError(`retry attempts must be >= 1, got ${attempts}`);
@@ -89,17 +83,6 @@ export async function retryOnError<R>(
     }
     await sleep(delays[attempt - 1] ?? 0, options.signal);
   }
-}
-
-/**
- * client-go retry.RetryOnConflict: retries a read-modify-write that lost an optimistic-concurrency
- * race (HTTP 409 Conflict). fn must re-read the object on every attempt, or the retry is pointless.
- */
-export function retryOnConflict<R>(
-  fn: (attempt: number) => Promise<R>,
-  options: RetryOptions = {},
-): Promise<R> {
-  return retryOnError(isConflict, fn, options, DEFAULT_RETRY);
 }
 
 /** Retries throttling, timeouts, 5xx and network failures (errors.isTransient). */

@@ -160,7 +160,7 @@ async function fanOut(
     }
     // Settled: the lagging cache has caught up with every create, and no reconcile is pending.
     const settled = () =>
-      laggingChildren.size === counter.size &&
+      laggingChildren.list().length === counter.list().length &&
       controller!.queue.len() === 0 &&
       controller!.queue.inFlight() === 0;
     await waitFor('the lagging cache to catch up', settled, { timeoutMs: 30_000 });

@@ -78,7 +78,7 @@ describe('informer watch resilience', () => {
     informer.addHandler({ onDelete: (cm) => deleted.push(cm.metadata?.name ?? '') });
     informer.start(controller.signal);
     await informer.waitForSync();
-    assert.equal(informer.size, 5);
+    assert.equal(informer.list().length, 5);
 
     const endpoint = etcdEndpoint(CHAOS_CLUSTER);
     await restartComponent(CHAOS_CLUSTER, 'kube-apiserver', async () => {

@@ -12,7 +12,8 @@ import { ApiError, isInvalid, isPatchTestFailed } from '../../../src/runtime/cli
 import { KubeClient, type PatchRequest } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
-import { ApiEventRecorder, type EventsV1Event } from '../../../src/runtime/events/index.ts';
+import type { EventsV1Event } from '../../../src/runtime/events/event-object.ts';
+import { ApiEventRecorder } from '../../../src/runtime/events/index.ts';
 import { findCondition, setCondition } from '../../../src/runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   maxSurge,
-  maxTotalReplicas,
   maxUnavailable,
   minAvailable,
   resolveFenceposts,
@@ -61,7 +60,6 @@ describe('deployment fencepost helpers', () => {
     assert.equal(maxSurge(d), 3);
     assert.equal(maxUnavailable(d), 2);
     assert.equal(minAvailable(d), 8);
-    assert.equal(maxTotalReplicas(d), 13);
   });
   it('clamp maxUnavailable to spec.replicas', () => {
     const d = rolling(3, 0, 5);
@@ -76,7 +74,6 @@ describe('deployment fencepost helpers', () => {
     assert.equal(maxSurge(d), 0);
     assert.equal(maxUnavailable(d), 0);
     assert.equal(minAvailable(d), 5);
-    assert.equal(maxTotalReplicas(d), 5);
   });
   it('use the 25% defaults when rollingUpdate is missing', () => {
     const d: DeploymentView = { replicas: 8, strategy: { type: 'RollingUpdate' } };

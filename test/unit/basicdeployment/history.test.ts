@@ -3,9 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type HistorySet,
   maxRevision,
-  nextRevision,
   parseRevision,
-  revisionForNewSet,
   setsToDeleteForHistoryLimit,
   sortByRevision,
 } from '../../../src/controllers/basicdeployment/logic/history.ts';
@@ -26,21 +24,10 @@ describe('parseRevision', () => {
   }
 });
 
-describe('revision numbers', () => {
-  it('max skips unparsable revisions and is 0 for no sets', () => {
+describe('maxRevision', () => {
+  it('skips unparsable revisions and is 0 for no sets', () => {
     assert.equal(maxRevision([]), 0);
     assert.equal(maxRevision([{ revision: 3 }, { revision: undefined }, { revision: 5 }]), 5);
-  });
-  it('a new set gets max + 1', () => {
-    assert.equal(nextRevision([{ revision: 1 }, { revision: 4 }]), 5);
-    assert.equal(nextRevision([]), 1);
-  });
-  it('a set reused by a rollback becomes the newest revision', () => {
-    assert.equal(revisionForNewSet(2, [{ revision: 1 }, { revision: 3 }]), 4);
-  });
-  it('the current set keeps its revision when already newest', () => {
-    assert.equal(revisionForNewSet(7, [{ revision: 1 }, { revision: 3 }]), 7);
-    assert.equal(revisionForNewSet(undefined, [{ revision: 1 }]), 2);
   });
 });
 

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import {
   boundedName,
   claimName,
-  MACHINE_LABEL,
   machineLabels,
   podName,
   restoreJobName,
@@ -41,7 +40,7 @@ describe('child names', () => {
   it('keeps restore Job names and label values within 63 characters', () => {
     const m = machine({}, 'm'.repeat(200));
     assert.ok(restoreJobName(m, { name: 'data' }).length <= 63);
-    assert.ok(machineLabels(m)[MACHINE_LABEL]!.length <= 63);
+    assert.ok(machineLabels(m)['infra.basicoperator.dev/machine']!.length <= 63);
     assert.equal(claimName(m, { name: 'data' }), `${'m'.repeat(200)}-data`);
   });
 });

@@ -216,7 +216,6 @@ describe('WorkQueue shutdown', () => {
     const pending = queue.get();
     queue.shutDown();
     assert.equal(await pending, undefined);
-    assert.equal(queue.isShuttingDown, true);
     queue.add('a');
     queue.addAfter('b', 10);
     queue.addRateLimited('c');

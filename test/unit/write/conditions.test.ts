@@ -3,10 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type Condition,
   conditionProblems,
-  conditionsEqual,
   findCondition,
-  isConditionFalse,
-  isConditionTrue,
   removeCondition,
   rfc3339,
   setCondition,
@@ -149,14 +146,10 @@ describe('condition queries', () => {
     T0,
   );
 
-  it('findCondition, isConditionTrue, isConditionFalse', () => {
+  it('findCondition', () => {
     assert.equal(findCondition(conditions, 'Available')?.status, 'False');
     assert.equal(findCondition(conditions, 'Missing'), undefined);
     assert.equal(findCondition(undefined, 'Ready'), undefined);
-    assert.equal(isConditionTrue(conditions, 'Ready'), true);
-    assert.equal(isConditionTrue(conditions, 'Available'), false);
-    assert.equal(isConditionFalse(conditions, 'Available'), true);
-    assert.equal(isConditionFalse(conditions, 'Missing'), false);
   });
 
   it('removeCondition returns a copy without that type', () => {
@@ -166,25 +159,5 @@ describe('condition queries', () => {
     );
     assert.equal(conditions.length, 2);
     assert.deepEqual(removeCondition(undefined, 'Ready'), []);
-  });
-});
-
-describe('conditionsEqual', () => {
-  const a = setCondition(setCondition([], ready('True'), T0), { ...ready('False'), type: 'Available' }, T0);
-
-  it('ignores lastTransitionTime and order', () => {
-    const b = a.map((condition) => ({ ...condition, lastTransitionTime: '1999-01-01T00:00:00Z' })).reverse();
-    assert.equal(conditionsEqual(a, b), true);
-    assert.equal(conditionsEqual(undefined, []), true);
-  });
-
-  it('sees differences in status, reason, message, observedGeneration and membership', () => {
-    const changed = (patch: Partial<Condition>) => a.map((c, i) => (i === 0 ? { ...c, ...patch } : c));
-    assert.equal(conditionsEqual(a, changed({ status: 'Unknown' })), false);
-    assert.equal(conditionsEqual(a, changed({ reason: 'Other' })), false);
-    assert.equal(conditionsEqual(a, changed({ message: 'other' })), false);
-    assert.equal(conditionsEqual(a, changed({ observedGeneration: 9 })), false);
-    assert.equal(conditionsEqual(a, a.slice(1)), false);
-    assert.equal(conditionsEqual(a, [a[0]!, { ...a[0]!, type: 'Other' }]), false);
   });
 });

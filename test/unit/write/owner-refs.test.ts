@@ -8,7 +8,6 @@ import type { JsonPatch } from '../../../src/runtime/write/guarded-patch.ts';
 import {
   adoptPatch,
   controllerReference,
-  hasControllerRef,
   isControlledBy,
   releasePatch,
 } from '../../../src/runtime/write/owner-refs.ts';
@@ -64,19 +63,13 @@ describe('controllerReference', () => {
   });
 });
 
-describe('isControlledBy / hasControllerRef', () => {
+describe('isControlledBy', () => {
   it('matches the controller reference by uid', () => {
     assert.equal(isControlledBy(pod([otherRef, ownerRef]), owner), true);
     assert.equal(isControlledBy(pod([{ ...ownerRef, controller: false }]), owner), false);
     assert.equal(isControlledBy(pod([{ ...ownerRef, uid: 'someone-else' }]), owner), false);
     assert.equal(isControlledBy(pod(), owner), false);
     assert.equal(isControlledBy(pod([ownerRef]), { metadata: { name: 'web-abc' } }), false);
-  });
-
-  it('hasControllerRef ignores non-controller references', () => {
-    assert.equal(hasControllerRef(pod([otherRef])), false);
-    assert.equal(hasControllerRef(pod([otherRef, ownerRef])), true);
-    assert.equal(hasControllerRef(pod()), false);
   });
 });
 

@@ -3,11 +3,8 @@ import { describe, it } from 'node:test';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import {
   backoffDelays,
-  DEFAULT_RETRY,
   DEFAULT_TRANSIENT_RETRY,
   type RetryOptions,
-  retryOnConflict,
-  retryOnError,
   retryOnTransient,
 } from '../../../src/runtime/write/retry.ts';
 
@@ -46,13 +43,14 @@ function failing(errors: Error[]): { fn: (attempt: number) => Promise<string>; a
 }
 
 describe('backoffDelays', () => {
-  it('gives DefaultRetry: 4 pauses of 10ms plus up to 10% jitter', () => {
+  it('gives a constant pause plus up to its jitter when factor is 1', () => {
+    const backoff = { initialDelayMs: 10, factor: 1, jitter: 0.1 };
     assert.deepEqual(
-      backoffDelays(DEFAULT_RETRY.attempts, DEFAULT_RETRY.backoff, () => 0),
+      backoffDelays(5, backoff, () => 0),
       [10, 10, 10, 10],
     );
     assert.deepEqual(
-      backoffDelays(5, DEFAULT_RETRY.backoff, () => 0.5),
+      backoffDelays(5, backoff, () => 0.5),
       [10.5, 10.5, 10.5, 10.5],
     );
   });
@@ -69,54 +67,7 @@ describe('backoffDelays', () => {
   });
 
   it('has no pause for a single attempt', () => {
-    assert.deepEqual(backoffDelays(1, DEFAULT_RETRY.backoff), []);
-  });
-});
-
-describe('retryOnConflict', () => {
-  it('retries conflicts and returns the first success', async () => {
-    const { sleeps, options } = harness();
-    const { fn, attempts } = failing([conflict(), conflict()]);
-    assert.equal(await retryOnConflict(fn, options), 'ok');
-    assert.deepEqual(attempts, [1, 2, 3]);
-    assert.deepEqual(sleeps, [10.5, 10.5]);
-  });
-
-  it('makes 5 attempts by default, then throws the last conflict', async () => {
-    const { sleeps, options } = harness();
-    const errors = [conflict(), conflict(), conflict(), conflict(), conflict()];
-    const { fn, attempts } = failing(errors);
-    await assert.rejects(retryOnConflict(fn, options), (err) => err === errors[4]);
-    assert.deepEqual(attempts, [1, 2, 3, 4, 5]);
-    assert.equal(sleeps.length, 4);
-  });
-
-  it('honours a custom attempt count and backoff', async () => {
-    const { sleeps, options } = harness();
-    const { fn, attempts } = failing([conflict(), conflict(), conflict()]);
-    await assert.rejects(
-      retryOnConflict(fn, { ...options, attempts: 2, backoff: { initialDelayMs: 100, jitter: 0 } }),
-      ApiError,
-    );
-    assert.deepEqual(attempts, [1, 2]);
-    assert.deepEqual(sleeps, [100]);
-  });
-
-  it('does not retry other errors, AlreadyExists included', async () => {
-    for (const error of [notFound(), alreadyExists(), unavailable(), new Error('boom')]) {
-      const { sleeps, options } = harness();
-      const { fn, attempts } = failing([error]);
-      await assert.rejects(retryOnConflict(fn, options), (err) => err === error);
-      assert.deepEqual(attempts, [1]);
-      assert.deepEqual(sleeps, []);
-    }
-  });
-
-  it('rejects a nonsense attempt count', async () => {
-    await assert.rejects(
-      retryOnConflict(async () => 1, { attempts: 0 }),
-      RangeError,
-    );
+    assert.deepEqual(backoffDelays(1, DEFAULT_TRANSIENT_RETRY.backoff), []);
   });
 });
 
@@ -133,29 +84,47 @@ describe('retryOnTransient', () => {
     assert.deepEqual(sleeps, [10.5, 52.5, 262.5]);
   });
 
-  it('does not retry client errors', async () => {
-    const { options } = harness();
-    const { fn, attempts } = failing([conflict()]);
-    await assert.rejects(retryOnTransient(fn, options), ApiError);
-    assert.deepEqual(attempts, [1]);
+  it('makes 4 attempts by default, then throws the last error', async () => {
+    const { sleeps, options } = harness();
+    const errors = [unavailable(), unavailable(), unavailable(), unavailable()];
+    const { fn, attempts } = failing(errors);
+    await assert.rejects(retryOnTransient(fn, options), (err) => err === errors[3]);
+    assert.deepEqual(attempts, [1, 2, 3, 4]);
+    assert.equal(sleeps.length, 3);
   });
-});
 
-describe('retryOnError', () => {
-  it('uses the given predicate', async () => {
-    const { options } = harness();
-    const { fn, attempts } = failing([new Error('retry me'), new Error('retry me')]);
-    assert.equal(
-      await retryOnError((err) => err instanceof Error && err.message === 'retry me', fn, options),
-      'ok',
+  it('honours a custom attempt count and backoff', async () => {
+    const { sleeps, options } = harness();
+    const { fn, attempts } = failing([unavailable(), unavailable(), unavailable()]);
+    await assert.rejects(
+      retryOnTransient(fn, { ...options, attempts: 2, backoff: { initialDelayMs: 100, jitter: 0 } }),
+      ApiError,
     );
-    assert.deepEqual(attempts, [1, 2, 3]);
+    assert.deepEqual(attempts, [1, 2]);
+    assert.deepEqual(sleeps, [100]);
+  });
+
+  it('does not retry client errors, conflicts included', async () => {
+    for (const error of [conflict(), notFound(), alreadyExists()]) {
+      const { sleeps, options } = harness();
+      const { fn, attempts } = failing([error]);
+      await assert.rejects(retryOnTransient(fn, options), (err) => err === error);
+      assert.deepEqual(attempts, [1]);
+      assert.deepEqual(sleeps, []);
+    }
+  });
+
+  it('rejects a nonsense attempt count', async () => {
+    await assert.rejects(
+      retryOnTransient(async () => 1, { attempts: 0 }),
+      RangeError,
+    );
   });
 
   it('stops sleeping when the signal aborts (real timer)', async () => {
     const controller = new AbortController();
-    const { fn } = failing([conflict(), conflict()]);
-    const pending = retryOnConflict(fn, { signal: controller.signal, backoff: { initialDelayMs: 60_000 } });
+    const { fn } = failing([unavailable(), unavailable()]);
+    const pending = retryOnTransient(fn, { signal: controller.signal, backoff: { initialDelayMs: 60_000 } });
     controller.abort(new Error('stopping'));
     await assert.rejects(pending, /stopping|aborted/);
   });

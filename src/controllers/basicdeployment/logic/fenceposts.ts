@@ -61,11 +61,6 @@ export function minAvailable(deployment: DeploymentView): number {
   return deployment.replicas - maxUnavailable(deployment);
 }
 
-/** The most pods (spec.replicas summed over all sets) a deployment may have at once. */
-export function maxTotalReplicas(deployment: DeploymentView): number {
-  return deployment.replicas + maxSurge(deployment);
-}
-
 /**
  * Validation messages for rollingUpdate parameters (apps/v1 rules): each is a non-negative integer or
  * percentage, maxUnavailable is at most 100%, and they are not both zero. maxSurge may exceed 100%.

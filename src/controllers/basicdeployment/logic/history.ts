@@ -1,5 +1,5 @@
+import type { Timestamp } from '../../../runtime/time.ts';
 import { compareByCreation } from './ordering.ts';
-import type { Timestamp } from './timestamp.ts';
 
 /** A replica set as revision history sees it. */
 export interface HistorySet {
@@ -37,23 +37,6 @@ export function maxRevision(sets: readonly { revision?: number }[]): number {
     (max, set) => (set.revision !== undefined && set.revision > max ? set.revision : max),
     0,
   );
-}
-
-/** The revision a newly created set gets: one past every old set. */
-export function nextRevision(oldSets: readonly { revision?: number }[]): number {
-  return maxRevision(oldSets) + 1;
-}
-
-/**
- * The revision the current (new) set must carry. It never goes down, and a set whose template
- * matches the deployment again (a rollback to an old set) jumps past every other set, so the set
- * in use always has the highest revision (upstream SetNewReplicaSetAnnotations).
- */
-export function revisionForNewSet(
-  currentRevision: number | undefined,
-  oldSets: readonly { revision?: number }[],
-): number {
-  return Math.max(currentRevision ?? 0, nextRevision(oldSets));
 }
 
 /** Lowest revision first; sets with equal or unparsable revisions by creation time, then name. */

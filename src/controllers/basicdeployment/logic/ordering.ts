@@ -1,4 +1,4 @@
-import { type Timestamp, toMillis } from './timestamp.ts';
+import { type Timestamp, toMillis } from '../../../runtime/time.ts';
 
 export interface CreationOrdered {
   name: string;

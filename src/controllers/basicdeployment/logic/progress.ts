@@ -1,4 +1,4 @@
-import { type Timestamp, toMillis } from './timestamp.ts';
+import { type Timestamp, toMillis } from '../../../runtime/time.ts';
 
 /** Reasons of the Progressing condition, as upstream names them. */
 export const ProgressReason = {

@@ -6,11 +6,6 @@ export function totalSpecReplicas(sets: readonly (ReplicaSetView | undefined)[])
   return sets.reduce((sum, set) => sum + (set?.specReplicas ?? 0), 0);
 }
 
-/** Sum of status.replicas (upstream GetActualReplicaCountForReplicaSets). */
-export function totalStatusReplicas(sets: readonly (ReplicaSetView | undefined)[]): number {
-  return sets.reduce((sum, set) => sum + (set?.statusReplicas ?? 0), 0);
-}
-
 /** Sum of status.availableReplicas. */
 export function totalAvailableReplicas(sets: readonly (ReplicaSetView | undefined)[]): number {
   return sets.reduce((sum, set) => sum + (set?.availableReplicas ?? 0), 0);

@@ -1,5 +1,5 @@
+import type { Timestamp } from '../../../runtime/time.ts';
 import type { IntOrPercent } from './int-or-percent.ts';
-import type { Timestamp } from './timestamp.ts';
 
 export type StrategyType = 'RollingUpdate' | 'Recreate';
 

@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { toMillis } from '../../../runtime/time.ts';
 import {
   isPodActive,
   isPodReady,
@@ -6,7 +7,6 @@ import {
   podDeletionCost,
   podReadySince,
 } from './pod-state.ts';
-import { toMillis } from './timestamp.ts';
 
 export interface DeletionOrderOptions {
   /**

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { toMillis } from './timestamp.ts';
+import { toMillis } from '../../../runtime/time.ts';
 
 export const POD_DELETION_COST_ANNOTATION = 'controller.kubernetes.io/pod-deletion-cost';
 

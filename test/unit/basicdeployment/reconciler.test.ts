@@ -169,7 +169,6 @@ describe('BasicDeploymentReconciler', () => {
     assert.equal(h.status.last('web')?.ready, false);
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it("a set carries the template's labels as they are (a user's managed-by: Helm stays) plus the hash", async () => {
     const labels = { app: 'helm', 'app.kubernetes.io/managed-by': 'Helm' };
     const d = deployment({ replicas: 0, selector: { matchLabels: labels }, template: template('1', labels) });
@@ -242,7 +241,6 @@ describe('BasicDeploymentReconciler', () => {
     assert.deepEqual(replicasOf(h), { [setName('1')]: 0, [setName('2')]: 4 });
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it('paused: a template change waits, scaling still applies', async () => {
     const h = await setup(
       deployment({ replicas: 3, paused: true, template: template('2') }, { [REVISION_ANNOTATION]: '1' }),
@@ -283,7 +281,6 @@ describe('BasicDeploymentReconciler', () => {
       setOf('3', 0, 3, 2 * MINUTE),
     ];
 
-    // Moved from test/integration/workloads/basicdeployment.test.ts.
     it('keeps only revisionHistoryLimit old sets once the rollout is complete, deleting the oldest by uid', async () => {
       const d = deployment(
         { replicas: 1, revisionHistoryLimit: 1, template: template('4') },
@@ -310,7 +307,6 @@ describe('BasicDeploymentReconciler', () => {
       assert.deepEqual(h.client.writes({ verb: 'delete' }), []);
     });
 
-    // Moved from test/integration/workloads/basicdeployment.test.ts.
     it('trims history while paused, even with a template change waiting; the running set stays', async () => {
       const d = deployment({ replicas: 1, paused: true, revisionHistoryLimit: 0, template: template('3') });
       const h = await setup(d, setOf('2', 1, 2, MINUTE), setOf('1', 0, 1, 2 * MINUTE));
@@ -319,7 +315,6 @@ describe('BasicDeploymentReconciler', () => {
     });
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it('a set name taken by another template bumps collisionCount through the status and rolls out under the next hash', async () => {
     const d = deployment({ replicas: 1 });
     const squatter = setOf('9', 0, 1);
@@ -343,7 +338,6 @@ describe('BasicDeploymentReconciler', () => {
     assert.equal(untouched.metadata.ownerReferences, undefined, 'the other set is left alone');
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it('pods that never become available: Progressing, then ProgressDeadlineExceeded, and no requeue after it', async () => {
     const h = await setup(deployment({ replicas: 2, progressDeadlineSeconds: 3 }));
     assert.deepEqual(await h.reconcile('web'), { requeueAfterMs: 4000 });
@@ -381,7 +375,6 @@ describe('BasicDeploymentReconciler', () => {
     assert.deepEqual(h.client.writes({ verb: 'create' }), []);
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it('rolls back to an earlier template by reusing its set, which becomes the newest revision', async () => {
     const h = await setup(
       deployment({ replicas: 2, template: template('1') }, { [REVISION_ANNOTATION]: '2' }),
@@ -403,7 +396,6 @@ describe('BasicDeploymentReconciler', () => {
     );
   });
 
-  // Moved from test/integration/workloads/basicdeployment.test.ts.
   it('keeps the current set in line (minReadySeconds, annotations) and records its revision on the deployment', async () => {
     const h = await setup(
       deployment({ replicas: 1, minReadySeconds: 2 }, { team: 'payments' }),

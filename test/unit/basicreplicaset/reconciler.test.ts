@@ -323,7 +323,6 @@ describe('BasicReplicaSetReconciler', () => {
       assert.deepEqual(released.metadata?.ownerReferences, []);
     });
 
-    // Moved from test/integration/workloads/basicreplicaset.test.ts.
     it('adopts a matching orphan, then deletes the surplus, never the costliest pod, and leaves other pods alone', async () => {
       const running = { node: 'n1', readySince: NOW - HOUR };
       const h = await setup(
@@ -368,7 +367,6 @@ describe('BasicReplicaSetReconciler', () => {
     );
   });
 
-  // Moved from test/integration/workloads/basicreplicaset.test.ts.
   it('counts a ready pod as available only after minReadySeconds, and looks again when it will be', async () => {
     const h = await setup(
       set(3, { minReadySeconds: 10 }),

@@ -61,6 +61,15 @@ function specOf(obj: Stored): string {
   return JSON.stringify(rest);
 }
 
+/** ObjectMeta's lists and maps are `omitempty`: an emptied one is not sent back at all. */
+function omitEmpty(metadata: Stored['metadata']): Stored['metadata'] {
+  return Object.fromEntries(
+    Object.entries(metadata).filter(
+      ([, v]) => !(typeof v === 'object' && v !== null && Object.keys(v).length === 0),
+    ),
+  );
+}
+
 function keyOf(obj: Stored): string {
   const { namespace, name = '' } = obj.metadata;
   return namespace ? `${namespace}/${name}` : name;
@@ -242,7 +251,7 @@ export class FakeApiServer {
   #put<T extends KubeObject>(type: ResourceType<T>, obj: Stored): T {
     obj.apiVersion ??= apiVersionOf(type);
     obj.kind ??= type.kind;
-    obj.metadata = { ...obj.metadata, resourceVersion: String(++this.#resourceVersion) };
+    obj.metadata = { ...omitEmpty(obj.metadata), resourceVersion: String(++this.#resourceVersion) };
     this.#bucket(type).set(keyOf(obj), obj);
     return wire(obj);
   }

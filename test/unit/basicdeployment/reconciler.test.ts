@@ -428,7 +428,7 @@ describe('BasicDeploymentReconciler', () => {
       ['web'],
     );
     const released = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
-    assert.deepEqual(released.metadata.ownerReferences, []);
+    assert.equal(released.metadata.ownerReferences, undefined);
     assert.ok(
       h.client.actions.some((a) => a.verb === 'get' && a.kind === 'BasicDeployment'),
       'a live read first',

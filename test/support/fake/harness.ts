@@ -2,11 +2,14 @@ import type { Reconciler, Result } from '../../../src/runtime/controller/reconci
 import type { ObjectWithStatus } from '../../../src/runtime/write/status.ts';
 import { MemoryEventRecorder } from '../memory-event-recorder.ts';
 import { RecordingStatusWriter, reconcileContext } from '../reconcile-context.ts';
+import type { FakeClient } from './client.ts';
 import type { FakeCluster } from './cluster.ts';
 
 /** A reconciler on a FakeCluster, and what it did: actions on the client, events, statuses. */
 export interface Harness<T extends ObjectWithStatus> {
   cluster: FakeCluster;
+  /** The cluster's recording client: the actions the reconciles took. */
+  client: FakeClient;
   events: MemoryEventRecorder;
   /** One writer across reconciles, as the runtime keeps one per controller (latest() goes on from it). */
   status: RecordingStatusWriter<T>;
@@ -28,6 +31,7 @@ export async function harness<T extends ObjectWithStatus>(
   const reconciler = await build(cluster, events);
   return {
     cluster,
+    client: cluster.client,
     events,
     status,
     reconcile: (name, namespace = 'ns') =>

@@ -72,7 +72,7 @@ async function setup(d: BasicDeployment, ...sets: BasicReplicaSet[]) {
   const cluster = new FakeCluster();
   cluster.seed(BASIC_DEPLOYMENT, d);
   cluster.seed(BASIC_REPLICA_SET, ...sets);
-  const h = await harness<BasicDeployment>(
+  return harness<BasicDeployment>(
     cluster,
     async (c, events) =>
       new BasicDeploymentReconciler({
@@ -82,7 +82,6 @@ async function setup(d: BasicDeployment, ...sets: BasicReplicaSet[]) {
         events: eventsFor(events, CONTROLLER_NAME, BASIC_DEPLOYMENT),
       }),
   );
-  return { ...h, client: cluster.client };
 }
 
 const sets = (h: Harness<BasicDeployment>) => h.cluster.server.list(BASIC_REPLICA_SET, { namespace: 'ns' });

@@ -89,7 +89,7 @@ async function setup(rs: BasicReplicaSet, ...pods: V1Pod[]) {
         if (controllerRefOf(p)?.uid === rs.metadata.uid) expectations.creationObserved(KEY);
       },
     });
-  return { ...h, client: cluster.client, expectations, observeArrivals };
+  return { ...h, expectations, observeArrivals };
 }
 
 describe('BasicReplicaSetReconciler', () => {

@@ -37,7 +37,7 @@ async function setup(m: Machine, ...seed: Array<(cluster: FakeCluster) => void>)
   const cluster = new FakeCluster({ now: () => NOW });
   cluster.seed(MACHINE, m);
   for (const s of seed) s(cluster);
-  const h = await harness<Machine>(
+  return harness<Machine>(
     cluster,
     async (c, events) =>
       new MachineReconciler({
@@ -53,7 +53,6 @@ async function setup(m: Machine, ...seed: Array<(cluster: FakeCluster) => void>)
         now: () => NOW,
       }),
   );
-  return { ...h, client: cluster.client };
 }
 
 /** A Machine being deleted, held by `finalizer`. */

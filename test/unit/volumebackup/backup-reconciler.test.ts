@@ -70,7 +70,7 @@ async function setup(b: VolumeBackup, ...seed: Array<(cluster: FakeCluster) => v
   cluster.seed(MACHINE, machine());
   cluster.seed(CoreTypes.PersistentVolumeClaim, ...sourceClaims(machine()));
   for (const s of seed) s(cluster);
-  const h = await harness<VolumeBackup>(
+  return harness<VolumeBackup>(
     cluster,
     async (c, events) =>
       new VolumeBackupReconciler({
@@ -86,7 +86,6 @@ async function setup(b: VolumeBackup, ...seed: Array<(cluster: FakeCluster) => v
         deadlineMs: HOUR,
       }),
   );
-  return { ...h, client: cluster.client };
 }
 
 /** The fields of an events.k8s.io/v1 Event the controller reads. */

@@ -26,7 +26,7 @@ async function setup(m: Machine, ...backups: VolumeBackup[]) {
   const cluster = new FakeCluster({ now: () => NOW });
   cluster.seed(MACHINE, m);
   cluster.seed(VOLUME_BACKUP, ...backups);
-  const h = await harness<Machine>(
+  return harness<Machine>(
     cluster,
     async (c, events) =>
       new MachineBackupReconciler({
@@ -37,7 +37,6 @@ async function setup(m: Machine, ...backups: VolumeBackup[]) {
         now: () => NOW,
       }),
   );
-  return { ...h, client: cluster.client };
 }
 
 /** A Machine being deleted, held by our finalizer (and `more`), in `phase`, its claims named in its status. */

@@ -144,14 +144,20 @@ describe('MachineReconciler', () => {
     ]);
   });
 
-  it('a pod the API server refuses: PodRefused, Failed, a Warning, and a requeue with backoff', async () => {
+  it('a pod the API server refuses: PodRefused, Failed, a Warning, a requeue with backoff; then the retry creates it', async () => {
     const h = await setup(machine(NO_BACKUP));
-    h.client.fail({ verb: 'create', kind: 'Pod' }, quota('pods'));
+    h.client.fail({ verb: 'create', kind: 'Pod' }, quota('pods'), { times: 1 });
     assert.deepEqual(await h.reconcile('web'), { requeue: true });
     assert.equal(h.status.last('web')?.phase, 'Failed');
     assert.equal(condition(h, 'Ready')?.reason, 'PodRefused');
     assert.match(condition(h, 'Ready')?.message ?? '', /forbidden.*quota/);
     assert.deepEqual(h.eventSummary().at(-1), 'Warning PodRefused');
+
+    await h.cluster.sync();
+    h.client.clearActions();
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['create Pod web']);
+    assert.equal(h.status.last('web')?.phase, 'Pending', 'no longer Failed: the claims are still pending');
   });
 
   it('a claim the API server refuses: ClaimRefused, and no pod without it', async () => {

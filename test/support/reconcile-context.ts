@@ -35,9 +35,13 @@ export class RecordingStatusWriter<T extends ObjectWithStatus> implements Status
   }
 }
 
-/** A ReconcileContext for calling a reconciler directly; its statuses are recorded. */
+/**
+ * A ReconcileContext for calling a reconciler directly; its statuses are recorded. Pass the writer of
+ * an earlier reconcile to go on from what it handed over, as the runtime's one writer per controller does.
+ */
 export function reconcileContext<T extends ObjectWithStatus>(
   signal: AbortSignal = new AbortController().signal,
+  status: RecordingStatusWriter<T> = new RecordingStatusWriter<T>(),
 ): ReconcileContext<T> & { status: RecordingStatusWriter<T> } {
-  return { log: testLogger(), reconcileId: 'test', signal, status: new RecordingStatusWriter<T>() };
+  return { log: testLogger(), reconcileId: 'test', signal, status };
 }

@@ -85,12 +85,6 @@ describe('the Machine controller waits for the backup finalizer', () => {
     ]);
   });
 
-  it('creates at once for a Machine with backup policy None', async () => {
-    await client.create(MACHINE, machine(ns, 'nobackup', { backup: { policy: 'None' } }));
-    const m = await waitForMachine(client, ns, 'nobackup', 'Running and Ready', isRunningAndReady);
-    assert.equal(m.metadata.finalizers, undefined);
-  });
-
   it('reports a pod the API server refuses (here: a quota), and recovers once it is lifted', async () => {
     await createQuota(client, ns, 'no-pods', { pods: '0' });
     await client.create(MACHINE, machine(ns, 'refused', { backup: { policy: 'None' } }));

@@ -4,7 +4,7 @@
 // with its reason by its deadline, never stay Running forever.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Job, V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -144,48 +144,6 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     assert.ok(took < DEADLINE_MS + 10_000, `failed ${took} ms after its creation`);
     const event = await waitForEvent(client, ns, 'VolumeBackup', 'refused-backup', 'DeadlineExceeded');
     assert.equal(event.type, 'Warning');
-  });
-
-  it('never copies into a claim of the backup claim name that is not its own', async () => {
-    await sourceClaim('clash-src');
-    // Someone else's claim, without our label: invisible to the operator's cache.
-    await client.create<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: 'clash-backup-data', namespace: ns },
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-    });
-    await volumeBackup('clash-backup', 'clash-src');
-    const failed = await waitForPhase('clash-backup', 'Failed', DEADLINE_MS / 2);
-    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
-    assert.match(
-      condition(failed, 'Ready')?.message ?? '',
-      /claim clash-backup-data exists and is not owned by this VolumeBackup/,
-    );
-    assert.ok(
-      !(await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('clash-backup-')),
-      'no copy Job writes into the foreign claim',
-    );
-  });
-
-  it('says so when a Job of the copy Job name is not its own', async () => {
-    await sourceClaim('jclash-src');
-    await client.create<V1Job>(CoreTypes.Job, {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'jclash-backup-data-1', namespace: ns },
-      spec: {
-        suspend: true,
-        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } },
-      },
-    });
-    await volumeBackup('jclash-backup', 'jclash-src');
-    const failed = await waitForPhase('jclash-backup', 'Failed', DEADLINE_MS / 2);
-    assert.equal(condition(failed, 'Ready')?.reason, 'BackupFailed');
-    assert.match(
-      condition(failed, 'Ready')?.message ?? '',
-      /Job jclash-backup-data-1 exists and is not owned by this VolumeBackup/,
-    );
   });
 
   it('a backup claim the API server refuses fails the backup at once, with the refusal', async () => {

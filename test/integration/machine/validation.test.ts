@@ -5,17 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { MACHINE, type Machine } from '../../../src/apis/index.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import {
-  condition,
-  isRunningAndReady,
-  type MachineSuite,
-  machine,
-  pods,
-  startMachineSuite,
-  stopMachineSuite,
-  waitForEvent,
-  waitForMachine,
-} from './helpers.ts';
+import { type MachineSuite, machine, startMachineSuite, stopMachineSuite } from './helpers.ts';
 
 /** The rejection of creating `obj`, as status code and message. */
 async function rejection(client: KubeClient, obj: unknown): Promise<{ code: number; message: string }> {
@@ -128,44 +118,5 @@ describe('bad input', () => {
       assert.equal(err.statusCode, 422);
       assert.match(err.message, /spec\.volumes: Invalid value.*volumes are immutable after creation/);
     }
-  });
-
-  it('leaves a Machine restoring from a missing VolumeBackup waiting, with a clear condition', async () => {
-    await client.create(
-      MACHINE,
-      machine(ns, 'orphan', {
-        volumes: [
-          {
-            name: 'data',
-            size: '1Gi',
-            mountPath: '/data',
-            restoreFrom: { volumeBackup: 'nowhere', volume: 'data' },
-          },
-        ],
-      }),
-    );
-    const m = await waitForMachine(
-      client,
-      ns,
-      'orphan',
-      'waiting for its backup',
-      (x) => condition(x, 'VolumesReady')?.reason === 'BackupNotFound',
-    );
-    assert.equal(m.status?.phase, 'Pending');
-    assert.equal(m.status?.ready, false);
-    assert.match(
-      condition(m, 'VolumesReady')?.message ?? '',
-      /volume data restores from VolumeBackup nowhere, which does not exist in this namespace/,
-    );
-    assert.equal(condition(m, 'Ready')?.status, 'False');
-    const warning = await waitForEvent(client, ns, 'Machine', 'orphan', 'BackupNotFound');
-    assert.equal(warning.type, 'Warning');
-    assert.ok(!(await pods(client, ns)).some((p) => p.metadata?.name === 'orphan'), 'no pod started');
-
-    // The controller did not crash on it: another Machine still comes up.
-    await client.create(MACHINE, machine(ns, 'healthy', { volumes: [] }));
-    await waitForMachine(client, ns, 'healthy', 'Running and Ready', isRunningAndReady);
-    const still = await waitForMachine(client, ns, 'orphan', 'still waiting', () => true);
-    assert.equal(condition(still, 'VolumesReady')?.reason, 'BackupNotFound');
   });
 });

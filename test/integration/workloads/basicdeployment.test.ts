@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
 import {
@@ -11,7 +11,6 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
-import { computeTemplateHash } from '../../../src/controllers/basicdeployment/logic/template-hash.ts';
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -227,35 +226,6 @@ describe('BasicDeployment controller', () => {
     assert.equal(overlap, 0, 'the rollout was a Recreate: old and new pods never coexisted');
   });
 
-  it('a set name taken by another template bumps collisionCount and rolls out under the next hash', async () => {
-    const d = deployment(ns, 'collide', { replicas: 1 });
-    const taken = `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 0)}`;
-    // Someone else's set under that name: other labels (so it is not adopted), another template.
-    await client.create<BasicReplicaSet>(BASIC_REPLICA_SET, {
-      apiVersion: BASIC_REPLICA_SET.apiVersion,
-      kind: BASIC_REPLICA_SET.kind,
-      metadata: { name: taken, namespace: ns, labels: { app: 'squatter' } },
-      spec: {
-        replicas: 0,
-        selector: { matchLabels: { app: 'squatter' } },
-        template: {
-          metadata: { labels: { app: 'squatter' } },
-          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.9' }] },
-        },
-      },
-    });
-    await client.create(BASIC_DEPLOYMENT, d);
-    const done = await ready('collide', 1);
-    assert.equal(done.status?.collisionCount, 1);
-    const [own] = await sets('collide');
-    assert.equal(
-      own?.metadata.name,
-      `collide-${computeTemplateHash(d.spec.template as V1PodTemplateSpec, 1)}`,
-    );
-    const squatter = await client.get<BasicReplicaSet>(BASIC_REPLICA_SET, ns, taken);
-    assert.equal(squatter.metadata.ownerReferences, undefined, 'the other set is left alone');
-  });
-
   it('adopts an orphan set created later that its selector matches, and releases a set whose labels stop matching', async () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
     await ready('claim', 1);
@@ -305,175 +275,6 @@ describe('BasicDeployment controller', () => {
     );
     await ready('claim', 1, 60_000);
     assert.ok(!(await sets('claim')).some((s) => s.metadata.uid === own!.metadata.uid));
-  });
-
-  it('rolls back by putting an earlier template back: the old set is reused and becomes the newest revision', async () => {
-    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'rb', { replicas: 2 }));
-    await ready('rb', 2);
-    const [v1] = await sets('rb');
-    await setImage('rb', 'registry.k8s.io/pause:3.9');
-    await ready('rb', 2);
-    await setImage('rb', 'registry.k8s.io/pause:3.10');
-    await ready('rb', 2);
-    const all = await sets('rb');
-    assert.equal(all.length, 2, 'no third set: the first one was reused');
-    const reused = all.find((s) => s.metadata.uid === v1!.metadata.uid);
-    assert.equal(reused?.spec.replicas, 2);
-    assert.equal(reused?.metadata.annotations?.[REVISION_ANNOTATION], '3');
-  });
-
-  it('keeps only revisionHistoryLimit old sets', async () => {
-    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'hist', { replicas: 1, revisionHistoryLimit: 1 }));
-    await ready('hist', 1);
-    for (const tag of ['3.9', '3.8', '3.7']) {
-      await setImage('hist', `registry.k8s.io/pause:${tag}`);
-      await ready('hist', 1);
-    }
-    await waitFor('old sets beyond the limit to be deleted', async () => (await sets('hist')).length === 2);
-  });
-
-  it('trims history while paused, even with a template change waiting', async () => {
-    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'hist-paused', { replicas: 1 }));
-    await ready('hist-paused', 1);
-    await setImage('hist-paused', 'registry.k8s.io/pause:3.9');
-    await ready('hist-paused', 1);
-    assert.equal((await sets('hist-paused')).length, 2);
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'hist-paused',
-      patchType: 'merge',
-      body: {
-        spec: {
-          paused: true,
-          revisionHistoryLimit: 0,
-          template: { spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.8' }] } },
-        },
-      },
-    });
-    const [left] = await waitFor('the old set at 0 replicas to be deleted', async () => {
-      const all = await sets('hist-paused');
-      return all.length === 1 ? all : undefined;
-    });
-    assert.equal(
-      left?.spec.template.spec.containers[0]?.image,
-      'registry.k8s.io/pause:3.9',
-      'the running set stays',
-    );
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'hist-paused',
-      patchType: 'merge',
-      body: { spec: { paused: false } },
-    });
-    await ready('hist-paused', 1);
-  });
-
-  it('pauses: template changes wait, scaling still applies', async () => {
-    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'pause', { replicas: 2 }));
-    await ready('pause', 2);
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'pause',
-      patchType: 'merge',
-      body: { spec: { paused: true } },
-    });
-    await setImage('pause', 'registry.k8s.io/pause:3.9');
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'pause',
-      patchType: 'merge',
-      body: { spec: { replicas: 3 } },
-    });
-    await waitFor('scaling while paused', async () => (await livePods('pause')).length === 3);
-    // The status of the generation that only set `paused` is also DeploymentPaused (and ready, as
-    // its template was fully rolled out): wait for the status of the latest generation.
-    const paused = await waitFor(
-      'Progressing Unknown/DeploymentPaused for the latest generation',
-      async () => {
-        const d = await get('pause');
-        return d.status?.observedGeneration === d.metadata.generation &&
-          d.status?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'DeploymentPaused'
-          ? d
-          : undefined;
-      },
-    );
-    assert.equal(paused.status?.ready, false);
-    assert.equal((await sets('pause')).length, 1, 'no new set while paused');
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'pause',
-      patchType: 'merge',
-      body: { spec: { paused: false } },
-    });
-    await ready('pause', 3);
-    assert.ok(
-      (await livePods('pause')).every((p) => p.spec?.containers[0]?.image === 'registry.k8s.io/pause:3.9'),
-    );
-  });
-
-  it("a set carries the template's labels as they are (a user's managed-by: Helm stays) plus the hash", async () => {
-    const labels = { app: 'helm', 'app.kubernetes.io/managed-by': 'Helm' };
-    // No replicas: this test is about the set; the pods' labels are the BasicReplicaSet tests' job.
-    await client.create(
-      BASIC_DEPLOYMENT,
-      deployment(ns, 'helm', {
-        replicas: 0,
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
-        },
-      }),
-    );
-    const [set] = await waitFor('the set', async () => {
-      const all = await sets('helm');
-      return all.length > 0 ? all : undefined;
-    });
-    const hash = set!.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
-    assert.ok(hash);
-    const expected = { ...labels, [POD_TEMPLATE_HASH_LABEL]: hash };
-    assert.deepEqual(set!.metadata.labels, expected);
-    assert.deepEqual(set!.spec.template.metadata?.labels, expected);
-    assert.deepEqual(set!.spec.selector.matchLabels, expected);
-    await ready('helm', 0);
-  });
-
-  it('keeps the current set in line (minReadySeconds, annotations) and records its revision on the deployment', async () => {
-    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'insync', { replicas: 1 }));
-    await ready('insync', 1);
-    await waitFor(
-      'revision 1 on the deployment',
-      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '1',
-    );
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'insync',
-      patchType: 'merge',
-      body: { spec: { minReadySeconds: 2 } },
-    });
-    await waitFor(
-      'the set to take minReadySeconds 2',
-      async () => (await sets('insync'))[0]?.spec.minReadySeconds === 2,
-    );
-    await client.patch(BASIC_DEPLOYMENT, {
-      namespace: ns,
-      name: 'insync',
-      patchType: 'merge',
-      body: {
-        metadata: { annotations: { team: 'payments' } },
-      },
-    });
-    await waitFor(
-      'the set to carry the annotation',
-      async () => (await sets('insync'))[0]?.metadata.annotations?.team === 'payments',
-    );
-    assert.equal((await sets('insync')).length, 1, 'neither change makes a new set');
-    await setImage('insync', 'registry.k8s.io/pause:3.9');
-    await ready('insync', 1);
-    await waitFor(
-      'revision 2 on the deployment',
-      async () => (await get('insync')).metadata.annotations?.[REVISION_ANNOTATION] === '2',
-    );
   });
 
   it('a paused deployment past its progress deadline does not reconcile in a loop', async (t) => {
@@ -614,39 +415,6 @@ describe('BasicDeployment controller', () => {
       'ReplicaFailure to be removed',
       async () => !(await get('refused')).status?.conditions?.some((x) => x.type === 'ReplicaFailure'),
     );
-  });
-
-  it('a spec the schema cannot catch (pods never become Ready) ends in ProgressDeadlineExceeded, not a crash loop', async () => {
-    await client.create(
-      BASIC_DEPLOYMENT,
-      deployment(ns, 'stuck', {
-        replicas: 2,
-        progressDeadlineSeconds: 3,
-        template: {
-          metadata: { labels: { app: 'stuck' } },
-          spec: {
-            nodeSelector: { 'no-such-node': 'true' },
-            containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
-          },
-        },
-      }),
-    );
-    const progressing = await waitFor('Progressing to become True first', async () => {
-      const d = await get('stuck');
-      return d.status?.conditions?.find((c) => c.type === 'Progressing' && c.status === 'True');
-    });
-    assert.ok(progressing);
-    const exceeded = await waitFor(
-      'ProgressDeadlineExceeded',
-      async () => {
-        const d = await get('stuck');
-        const c = d.status?.conditions?.find((x) => x.type === 'Progressing');
-        return c?.status === 'False' && c.reason === 'ProgressDeadlineExceeded' ? d : undefined;
-      },
-      { timeoutMs: 30_000 },
-    );
-    assert.equal(exceeded.status?.ready, false);
-    assert.equal(exceeded.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'False');
   });
 
   describe('the CRD rejects bad input with readable messages', () => {

@@ -206,49 +206,6 @@ describe('BasicReplicaSet controller', () => {
     assert.equal(s.replicas, 3);
   });
 
-  it('adopts a hand-made orphan that matches, deletes the surplus, and leaves other pods alone', async () => {
-    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'orphans', 3));
-    await settled('orphans', 3);
-    await client.create(CoreTypes.Pod, handMadePod(ns, 'stray', { app: 'orphans-stray' }));
-    // Ready before it matches, so the set's deletion ranking (not ready first) does not pick it.
-    await client.create(CoreTypes.Pod, handMadePod(ns, 'keeper', { app: 'orphans-later' }));
-    await waitFor('the hand-made pods to be ready', async () => {
-      const [a, b] = await Promise.all(
-        ['stray', 'keeper'].map((n) => client.get<V1Pod>(CoreTypes.Pod, ns, n)),
-      );
-      return isReady(a!) && isReady(b!);
-    });
-    await client.patch(CoreTypes.Pod, {
-      namespace: ns,
-      name: 'keeper',
-      patchType: 'merge',
-      body: { metadata: { labels: { app: 'orphans' } } },
-    });
-    const adopted = await waitFor(
-      'the matching orphan to be adopted',
-      async () => {
-        const pod = await client.get<V1Pod>(CoreTypes.Pod, ns, 'keeper');
-        return pod.metadata?.ownerReferences?.some((r) => r.controller && r.name === 'orphans')
-          ? pod
-          : undefined;
-      },
-      { timeoutMs: 30_000 },
-    );
-    assert.equal(adopted.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
-    assert.equal(adopted.metadata?.ownerReferences?.[0]?.kind, 'BasicReplicaSet');
-    const live = await expectSteadyPods(client, ns, 'orphans', 3, { holdMs: 3000 });
-    assert.ok(
-      live.some((p) => p.metadata?.name === 'keeper'),
-      'the adopted pod (the costliest to delete) stays',
-    );
-    const s = await settled('orphans', 3);
-    assert.equal(s.replicas, 3);
-    const stray = await client.get<V1Pod>(CoreTypes.Pod, ns, 'stray');
-    assert.equal(stray.metadata?.ownerReferences, undefined, 'a pod that does not match is not adopted');
-    assert.deepEqual(stray.metadata?.labels, { app: 'orphans-stray' });
-    assert.equal(stray.metadata?.deletionTimestamp, undefined);
-  });
-
   it('marks its pod again when someone removes the marker label, instead of losing sight of it', async () => {
     await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'unmarked', 3));
     await settled('unmarked', 3);
@@ -271,35 +228,6 @@ describe('BasicReplicaSet controller', () => {
       live.some((p) => p.metadata?.name === name),
       'the same pod is kept',
     );
-  });
-
-  it('re-adopts a pod orphaned with the marker still on it, and keeps scaling at once', async () => {
-    // As after `kubectl delete --cascade=orphan` and a new set: the pod never leaves the controller's
-    // pod cache, so its adoption is no arrival to wait for (waiting blocked the set for 5 minutes).
-    await client.create(BASIC_REPLICA_SET, replicaSet(ns, 'readopt', 2));
-    await settled('readopt', 2);
-    const [pod] = await pods('readopt');
-    const name = pod!.metadata!.name!;
-    await client.patch(CoreTypes.Pod, {
-      namespace: ns,
-      name,
-      patchType: 'json',
-      body: [{ op: 'remove', path: '/metadata/ownerReferences' }],
-    });
-    await waitFor('the pod to be adopted again', async () => {
-      const p = await client.get<V1Pod>(CoreTypes.Pod, ns, name);
-      return p.metadata?.ownerReferences?.some((r) => r.controller && r.name === 'readopt') ? p : undefined;
-    });
-    await client.patch(BASIC_REPLICA_SET, {
-      namespace: ns,
-      name: 'readopt',
-      patchType: 'merge',
-      body: { spec: { replicas: 3 } },
-    });
-    await waitFor('the set to scale to 3 right after', async () => (await pods('readopt')).length === 3, {
-      timeoutMs: 20_000,
-    });
-    await expectSteadyPods(client, ns, 'readopt', 3, { holdMs: 2000 });
   });
 
   it('counts terminating pods in status.terminatingReplicas, not in status.replicas', async () => {
@@ -357,32 +285,6 @@ describe('BasicReplicaSet controller', () => {
       return st?.terminatingReplicas === 0 && st.replicas === 1 ? st : undefined;
     });
     assert.equal(done.activeReplicas, 1);
-  });
-
-  it('counts a ready pod as available only after minReadySeconds, requeueing itself', async () => {
-    const rs = replicaSet(ns, 'slow', 2);
-    // Long enough that a stalled test process still sees the ready-but-not-available status.
-    rs.spec.minReadySeconds = 8;
-    await client.create(BASIC_REPLICA_SET, rs);
-    const ready = await waitFor('2 ready pods', async () => {
-      const s = await status('slow');
-      return s?.readyReplicas === 2 ? s : undefined;
-    });
-    assert.ok((ready.availableReplicas ?? 0) < 2, 'not yet available when just ready');
-    await waitFor('2 available pods', async () => (await status('slow'))?.availableReplicas === 2, {
-      timeoutMs: 40_000,
-    });
-    const availableAt = Date.now();
-    // Ready transitions are recorded with one-second precision.
-    const readySince = Math.max(
-      ...(await pods('slow')).map((p) =>
-        Date.parse(String(p.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime)),
-      ),
-    );
-    assert.ok(
-      availableAt - readySince >= 7000,
-      `available ${availableAt - readySince} ms after ready (minReadySeconds 8)`,
-    );
   });
 });
 

@@ -73,8 +73,8 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     if (!d || isBeingDeleted(d)) {
       return undefined; // the garbage collector removes the sets
     }
-    const sets = await this.claim(d, ctx);
-    if (!sets) {
+    const claimed = await this.claim(d, ctx);
+    if (!claimed) {
       ctx.log.debug('the deployment is gone, replaced or being deleted: nothing to do');
       return undefined;
     }
@@ -85,13 +85,22 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
       this.deps.events.warning(d, { reason: 'InvalidSpec', action: 'Validate', note: invalid });
       this.writeStatus(
         d,
-        { newSet: findNewSet(d, sets), allSets: sets, createdNewSet: false, invalid, collisionCount },
+        { newSet: findNewSet(d, claimed), allSets: claimed, createdNewSet: false, invalid, collisionCount },
         ctx,
       );
       return undefined;
     }
     const view = deploymentView(d);
+    let sets = claimed;
     let newSet = findNewSet(d, sets);
+    if (newSet) {
+      // Annotations and revision first, as upstream getAllReplicaSetsAndSyncRevision: a scale below
+      // then carries the resourceVersion this write produced (the other way round, this write would
+      // carry a stale one and fail with 409 on every rollback).
+      const synced = await this.syncNewSet(d, newSet, sets);
+      sets = sets.map((s) => (s === newSet ? synced : s));
+      newSet = synced;
+    }
     let oldSets = sets.filter((s) => s !== newSet);
     let createdNewSet = false;
 
@@ -122,10 +131,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
         await this.apply(d, sets, step.actions, ctx);
       }
     }
-    if (newSet) {
-      newSet = await this.syncNewSet(d, newSet, oldSets);
-      await this.syncDeploymentRevision(d, newSet, ctx);
-    }
+    if (newSet) await this.syncDeploymentRevision(d, newSet, ctx);
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;

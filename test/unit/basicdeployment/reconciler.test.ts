@@ -395,6 +395,20 @@ describe('BasicDeploymentReconciler', () => {
     );
   });
 
+  it('a rollback takes the reused set up to the newest revision before scaling it, in one reconcile without a conflict', async () => {
+    const h = await setup(
+      deployment({ replicas: 2, template: template('1') }, { [REVISION_ANNOTATION]: '2' }),
+      setOf('1', 0, 0, 2 * MINUTE),
+      setOf('2', 2, 2, MINUTE),
+    );
+    const result = await h.reconcile('web');
+    // A 409 on the second write to the set would end this reconcile with the 1 s conflict requeue.
+    assert.notDeepEqual(result, { requeueAfterMs: 1000 });
+    const reused = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
+    assert.equal(reused.metadata.annotations?.[REVISION_ANNOTATION], '3');
+    assert.ok((reused.spec.replicas ?? 0) > 0, 'scaled up in the same reconcile');
+  });
+
   it('keeps the current set in line (minReadySeconds, annotations) and records its revision on the deployment', async () => {
     const h = await setup(
       deployment({ replicas: 1, minReadySeconds: 2 }, { team: 'payments' }),

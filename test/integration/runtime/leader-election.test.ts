@@ -11,6 +11,7 @@ import { testClient, testCluster, testKubeConfig } from '../../support/cluster.t
 import {
   fixtureFlags,
   fixtureIdentity,
+  LEASE_READ,
   MARKER_ANNOTATION,
   startFixture,
 } from '../../support/fixture-operator.ts';
@@ -19,6 +20,7 @@ import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
 import { parseMetrics, value } from '../../support/prometheus-text.ts';
+import { readQueue } from '../../support/queue-metrics.ts';
 import { sleep, waitFor } from '../../support/wait.ts';
 
 /**
@@ -160,7 +162,21 @@ describe('leader election between operator processes', () => {
     const [leader, standby, standbyId] = leaderId === idA ? [a, b, idB] : [b, a, idA];
     assert.ok(leaderId === idA || leaderId === idB, `marked by an unknown identity ${leaderId}`);
     assert.equal(await holder(), leaderId, 'the Lease names the replica that reconciles');
-    await sleep(2_500); // more than a retry period: time for a misbehaving standby to act
+    // The standby had all it needs to reconcile: its caches synced, then two polls that found the
+    // lease held. A poll comes a retry period after the one before, which it has acted on by then.
+    const { health: standbyHealth, metrics: standbyMetrics } = await standby.ports();
+    await standby.waitForHttp('ready (caches synced)', standbyHealth, '/readyz');
+    const readyAt = standby.logs.length;
+    await waitFor(
+      'the standby to poll the lease twice once ready',
+      () =>
+        standby.logs.slice(readyAt).filter((l) => l.message === LEASE_READ && l.holder === leaderId).length >=
+        2,
+      { timeoutMs: 15_000 },
+    );
+    const leaderQueue = await readQueue((await leader.ports()).metrics, 'marker');
+    assert.ok(leaderQueue.adds >= names.length, `the leader queued them: ${JSON.stringify(leaderQueue)}`);
+    assert.equal((await readQueue(standbyMetrics, 'marker')).adds, 0, 'the standby queued nothing');
     for (const name of names)
       assert.deepEqual(marks.get(name), [leaderId], `${name} marked only by the leader`);
     assert.equal(await masterStatus(leader, leaseName), 1, 'leader_election_master_status on the leader');

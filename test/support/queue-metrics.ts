@@ -12,6 +12,11 @@ export interface QueueReading {
   active: number;
   /** controller_runtime_reconcile_total{result="success"}. */
   successes: number;
+  /**
+   * workqueue_retries_total: delayed adds (a requeue, requeueAfter, a failed reconcile or status
+   * write). Unchanged since a reading means nothing was scheduled to come back since then.
+   */
+  retries: number;
 }
 
 export async function readQueue(metricsPort: number, controller: string): Promise<QueueReading> {
@@ -25,6 +30,7 @@ export async function readQueue(metricsPort: number, controller: string): Promis
     depth: sum('workqueue_depth', { name: controller }),
     active: sum('controller_runtime_active_workers', { controller }),
     successes: sum('controller_runtime_reconcile_total', { controller, result: 'success' }),
+    retries: sum('workqueue_retries_total', { name: controller }),
   };
 }
 

@@ -345,8 +345,17 @@ describe('BasicDeployment controller', () => {
       const newest = all.find((s) => s.spec.template.metadata?.annotations?.[NEVER_READY_ANNOTATION]);
       return all.length === 2 && newest?.status?.replicas === 1 ? newest : undefined;
     });
-    await new Promise((r) => setTimeout(r, 2000)); // status writes land
-    const d = await get('unready');
+    // Judged by a sync that saw the new set run its pod: the status of the latest generation counts
+    // that pod as updated.
+    const d = await waitFor('the status to count the new pod', async () => {
+      const current = await get('unready');
+      const s = current.status;
+      return s?.observedGeneration === current.metadata.generation &&
+        s?.updatedReplicas === 1 &&
+        s.replicas === 1
+        ? current
+        : undefined;
+    });
     const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.status, 'True');
     assert.notEqual(progressing?.reason, 'NewReplicaSetAvailable', 'the rollout is not finished');

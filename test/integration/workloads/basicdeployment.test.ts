@@ -232,7 +232,8 @@ describe('BasicDeployment controller', () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
     await ready('claim', 1);
     const [own] = await sets('claim');
-    // Let any requeue of the rollout (a held-back status write waits up to 5 s) pass first.
+    // Let the tail of the rollout pass first, or it could adopt the orphan in the watch's stead: a
+    // set's held-back status write (up to 1 s) wakes the deployment, a conflict requeues it after 1 s.
     await new Promise((r) => setTimeout(r, 6000));
     // An orphan whose labels the deployment's selector matches: the deployment is idle, so only a
     // watch on sets can wake it.

@@ -1,5 +1,5 @@
 import { httpGet } from './http.ts';
-import { find, parseMetrics } from './prometheus-text.ts';
+import { find, parseMetrics, type Sample } from './prometheus-text.ts';
 import { waitFor } from './wait.ts';
 
 /** What a manager's /metrics say about one controller's work queue and reconciles. */
@@ -22,7 +22,11 @@ export interface QueueReading {
 export async function readQueue(metricsPort: number, controller: string): Promise<QueueReading> {
   const { status, body } = await httpGet(metricsPort, '/metrics');
   if (status !== 200) throw new Error(`GET /metrics answered ${status}: ${body}`);
-  const samples = parseMetrics(body);
+  return queueReading(parseMetrics(body), controller);
+}
+
+/** The reading of `controller` in samples already scraped. */
+export function queueReading(samples: Sample[], controller: string): QueueReading {
   const sum = (name: string, labels: Record<string, string>) =>
     find(samples, name, labels).reduce((total, sample) => total + sample.value, 0);
   return {

@@ -27,6 +27,8 @@ export interface OperatorUnderTest {
   rollTo(deployment: V1Deployment): Promise<void>;
   /** GET of the readiness probe (/readyz) of every operator instance. */
   readyz(): Promise<{ ok: boolean; detail: string }>;
+  /** GET /metrics of every operator instance (running, not being deleted): the response bodies. */
+  metrics(): Promise<string[]>;
   /** Stops the operator (local) or stops collecting (in-cluster) and returns every log line it wrote. */
   stop(): Promise<string[]>;
   /** Every log line written so far. */
@@ -133,6 +135,16 @@ function readinessEndpoint(container: V1Container): { path: string; port: number
   return { path: probe.httpGet.path ?? '/', port: number };
 }
 
+/** The container port the manager serves /metrics on (BASIC_OPERATOR_METRICS_BIND_ADDRESS). */
+function metricsContainerPort(container: V1Container): number {
+  const address = container.env?.find((e) => e.name === 'BASIC_OPERATOR_METRICS_BIND_ADDRESS')?.value;
+  const port = Number(address?.slice(address.lastIndexOf(':') + 1));
+  if (!address || address === '0' || !Number.isInteger(port)) {
+    throw new Error(`container ${container.name} serves no metrics (${address})`);
+  }
+  return port;
+}
+
 function tail(lines: readonly string[], count = 25): string {
   return lines.slice(-count).join('\n');
 }
@@ -162,6 +174,8 @@ export class LocalOperator implements OperatorUnderTest {
   /** One process per start() or rollTo(), the last one current. */
   private readonly processes: OperatorProcess[] = [];
   private readiness = { port: 0, path: '/' };
+  /** The local port of the current process's /metrics (0: it serves none). */
+  private metricsPort = 0;
 
   constructor(cluster: ClusterInfo, workdir: string) {
     this.cluster = cluster;
@@ -192,6 +206,14 @@ export class LocalOperator implements OperatorUnderTest {
     } catch (err) {
       return { ok: false, detail: err instanceof Error ? err.message : String(err) };
     }
+  }
+
+  async metrics(): Promise<string[]> {
+    if (!this.current?.running) return [];
+    if (this.metricsPort === 0) throw new Error('the operator process serves no metrics');
+    const { status, body } = await httpGet(this.metricsPort, '/metrics');
+    if (status !== 200) throw new Error(`GET /metrics answered ${status}: ${body}`);
+    return [body];
   }
 
   async stop(): Promise<string[]> {
@@ -273,6 +295,7 @@ export class LocalOperator implements OperatorUnderTest {
       const local = await freePort();
       ports.set(containerPort, local);
       env[name] = `127.0.0.1:${local}`;
+      if (name === 'BASIC_OPERATOR_METRICS_BIND_ADDRESS') this.metricsPort = local;
     }
     const localProbePort = ports.get(probe.port);
     if (localProbePort === undefined)
@@ -423,6 +446,20 @@ export class InClusterOperator implements OperatorUnderTest {
       answers.push(`${pod.metadata?.name}: ${(result.stdout || result.stderr).trim()}`);
     }
     return { ok, detail: answers.join('; ') };
+  }
+
+  async metrics(): Promise<string[]> {
+    if (!this.deployment) return [];
+    const port = metricsContainerPort(managerContainer(this.deployment));
+    const pods = (await this.pods()).filter((p) => !p.metadata?.deletionTimestamp);
+    const bodies: string[] = [];
+    for (const pod of pods) {
+      const proxy = `/api/v1/namespaces/${this.namespace}/pods/${pod.metadata?.name}:${port}/proxy/metrics`;
+      const result = await this.kubectl(['get', '--raw', proxy]);
+      if (result.code !== 0) throw new Error(`GET ${proxy}: ${result.stderr.trim()}`);
+      bodies.push(result.stdout);
+    }
+    return bodies;
   }
 
   async stop(): Promise<string[]> {

@@ -7,7 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import type { BasicDeployment, BasicReplicaSet, Machine, VolumeBackup } from '../../src/apis/index.ts';
-import { sleep, waitFor } from '../../test/support/wait.ts';
+import { CONTROLLER_NAME as BASIC_DEPLOYMENT_CONTROLLER } from '../../src/controllers/basicdeployment/index.ts';
+import { CONTROLLER_NAME as BASIC_REPLICA_SET_CONTROLLER } from '../../src/controllers/basicreplicaset/index.ts';
+import { CONTROLLER_NAME as MACHINE_CONTROLLER } from '../../src/controllers/machine/index.ts';
+import {
+  MACHINE_BACKUP_CONTROLLER,
+  VOLUME_BACKUP_CONTROLLER,
+} from '../../src/controllers/volumebackup/index.ts';
+import { find, parseMetrics } from '../../test/support/prometheus-text.ts';
+import { queueReading } from '../../test/support/queue-metrics.ts';
+import { waitFor } from '../../test/support/wait.ts';
 import { LocalOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
@@ -39,8 +48,14 @@ const SAMPLE_DEPLOYMENT = 'basicdeployment-sample';
 const SAMPLE_MACHINE = 'machine-sample';
 // Kubeadm's pause, preloaded in every kind node (the samples run kind's sandbox pause, 3.10).
 const IMAGE_V2 = 'registry.k8s.io/pause:3.10.2';
-/** How long the upgraded operator runs over the existing objects before their UIDs are compared. */
-const SETTLE_MS = 15_000;
+const LEASE = `${RELEASE}.basicoperator.dev`;
+/** The controllers that reconcile each kind of object in the workload namespace. */
+const CONTROLLERS_OF: Record<string, string[]> = {
+  basicdeployments: [BASIC_DEPLOYMENT_CONTROLLER],
+  basicreplicasets: [BASIC_REPLICA_SET_CONTROLLER],
+  machines: [MACHINE_CONTROLLER, MACHINE_BACKUP_CONTROLLER],
+  volumebackups: [VOLUME_BACKUP_CONTROLLER],
+};
 
 describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} provider)`, () => {
   let cluster: ClusterInfo;
@@ -56,7 +71,7 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
   const values = (extra: Values = {}): Values => ({
     ...operator.values,
     watchNamespaces: [WORKLOAD_NS],
-    leaderElection: { id: `${RELEASE}.basicoperator.dev` },
+    leaderElection: { id: LEASE },
     ...extra,
   });
   const serviceAccount = () => ({
@@ -262,7 +277,7 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
       const holder = await leaseHolder();
       return holder !== '' && holder !== holderBefore;
     });
-    await sleep(SETTLE_MS);
+    await waitForOperatorAtRest();
     assert.deepEqual(await uidsInWorkloadNamespace(), before, 'objects were recreated after the upgrade');
     // And it reconciles: a scale-up keeps every pod there was.
     await tools.kubectlOk([
@@ -421,11 +436,45 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
     );
   }
 
+  /**
+   * Waits until the operator holding the lease has reconciled every object in the workload namespace
+   * and has nothing queued or running: each controller took in at least as many keys as there are
+   * objects of its kind (a new process adds every object its cache lists).
+   */
+  async function waitForOperatorAtRest(): Promise<void> {
+    const objects = new Map<string, number>();
+    for (const [resource, controllers] of Object.entries(CONTROLLERS_OF)) {
+      const count = (await tools.list<Manifest>(resource, WORKLOAD_NS)).length;
+      for (const controller of controllers) objects.set(controller, count);
+    }
+    await waitFor(
+      'the operator holding the lease to reconcile every object and come to rest',
+      async () => {
+        const leading = (await operator.metrics())
+          .map(parseMetrics)
+          .filter((samples) =>
+            find(samples, 'leader_election_master_status', { name: LEASE }).some((s) => s.value === 1),
+          );
+        if (leading.length !== 1) throw new Error(`${leading.length} operator instances lead`);
+        const behind = [...objects]
+          .map(([controller, count]) => ({
+            controller,
+            objects: count,
+            ...queueReading(leading[0]!, controller),
+          }))
+          .filter((r) => r.adds < r.objects || r.depth > 0 || r.active > 0);
+        if (behind.length > 0) throw new Error(`not at rest: ${JSON.stringify(behind)}`);
+        return true;
+      },
+      { timeoutMs: 90_000 },
+    );
+  }
+
   async function leaseHolder(): Promise<string> {
     const lease = await tools.kubectl([
       'get',
       'lease',
-      `${RELEASE}.basicoperator.dev`,
+      LEASE,
       '-n',
       RELEASE_NS,
       '-o',

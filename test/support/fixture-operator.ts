@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { V1ConfigMap } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { isNotFound } from '../../src/runtime/client/errors.ts';
-import { CoreTypes } from '../../src/runtime/client/resource.ts';
+import type { KubeObject } from '../../src/runtime/client/object.ts';
+import { CoreTypes, type ResourceType } from '../../src/runtime/client/resource.ts';
 import type { Predicate } from '../../src/runtime/controller/predicates.ts';
 import type { ReconcileContext, Request } from '../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
@@ -21,6 +22,8 @@ import { OperatorProcess } from './operator-process.ts';
  *   process's leader-election identity, so a test can see which replica reconciled what.
  * - "slow" reconciles ConfigMaps labelled test=slow: logs SLOW_STARTED, waits
  *   $FIXTURE_SLOW_RECONCILE_MS (default 2000), stamps DONE_ANNOTATION, logs SLOW_FINISHED.
+ * - Every Lease the manager reads (each poll or renewal of leader election) is logged as LEASE_READ
+ *   with the holder it names, so a test sees when a standby has looked and decided.
  */
 
 export const MARKER_ANNOTATION = 'test.basicoperator.dev/reconciled-by';
@@ -28,6 +31,7 @@ export const DONE_ANNOTATION = 'test.basicoperator.dev/done-by';
 export const FIXTURE_STARTED = 'fixture operator starting';
 export const SLOW_STARTED = 'fixture slow reconcile started';
 export const SLOW_FINISHED = 'fixture slow reconcile finished';
+export const LEASE_READ = 'fixture read the leader lease';
 
 function labelled(value: string): Predicate {
   const matches = (obj: { metadata?: { labels?: Record<string, string> } }) =>
@@ -90,6 +94,23 @@ function registerFixtureControllers(manager: Manager): void {
     });
 }
 
+function logLeaseReads(manager: Manager): void {
+  const client = manager.client;
+  const get = client.get.bind(client);
+  client.get = async <T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string | undefined,
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<T> => {
+    const obj = await get(type, namespace, name, signal);
+    if (type.kind === CoreTypes.Lease.kind) {
+      manager.log.info(LEASE_READ, { lease: name, holder: (obj as V1Lease).spec?.holderIdentity ?? '' });
+    }
+    return obj;
+  };
+}
+
 /** Starts this file as a child process; `env` adds to this process's environment. */
 export function startFixture(name: string, args: string[], env: NodeJS.ProcessEnv = {}): OperatorProcess {
   return new OperatorProcess({
@@ -130,6 +151,7 @@ if (import.meta.main) {
         identity: manager.config.leaderElection.identity,
         pid: process.pid,
       });
+      logLeaseReads(manager);
       registerFixtureControllers(manager);
     },
   });

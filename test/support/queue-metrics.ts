@@ -1,5 +1,5 @@
 import { httpGet } from './http.ts';
-import { find, parseMetrics } from './prometheus-text.ts';
+import { find, parseMetrics, type Sample } from './prometheus-text.ts';
 import { waitFor } from './wait.ts';
 
 /** What a manager's /metrics say about one controller's work queue and reconciles. */
@@ -12,12 +12,21 @@ export interface QueueReading {
   active: number;
   /** controller_runtime_reconcile_total{result="success"}. */
   successes: number;
+  /**
+   * workqueue_retries_total: delayed adds (a requeue, requeueAfter, a failed reconcile or status
+   * write). Unchanged since a reading means nothing was scheduled to come back since then.
+   */
+  retries: number;
 }
 
 export async function readQueue(metricsPort: number, controller: string): Promise<QueueReading> {
   const { status, body } = await httpGet(metricsPort, '/metrics');
   if (status !== 200) throw new Error(`GET /metrics answered ${status}: ${body}`);
-  const samples = parseMetrics(body);
+  return queueReading(parseMetrics(body), controller);
+}
+
+/** The reading of `controller` in samples already scraped. */
+export function queueReading(samples: Sample[], controller: string): QueueReading {
   const sum = (name: string, labels: Record<string, string>) =>
     find(samples, name, labels).reduce((total, sample) => total + sample.value, 0);
   return {
@@ -25,6 +34,7 @@ export async function readQueue(metricsPort: number, controller: string): Promis
     depth: sum('workqueue_depth', { name: controller }),
     active: sum('controller_runtime_active_workers', { controller }),
     successes: sum('controller_runtime_reconcile_total', { controller, result: 'success' }),
+    retries: sum('workqueue_retries_total', { name: controller }),
   };
 }
 

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { CONTROLLER_NAME, registerMachineController } from '../../../src/controllers/machine/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
+import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
-import { sleep } from '../../support/wait.ts';
 import {
   claims,
   condition,
@@ -25,14 +25,6 @@ import {
   waitForMachine,
 } from './helpers.ts';
 
-/** The Machine controller's reconcile count, from the manager's controller-runtime metrics. */
-async function machineReconciles(suite: OperatorSuite): Promise<number> {
-  const metric = await suite.manager.registry.getSingleMetric('controller_runtime_reconcile_total')?.get();
-  return (metric?.values ?? [])
-    .filter((v) => v.labels.controller === 'machine')
-    .reduce((sum, v) => sum + v.value, 0);
-}
-
 describe('the Machine controller waits for the backup finalizer', () => {
   let suite: OperatorSuite | undefined;
   let client: KubeClient;
@@ -46,6 +38,8 @@ describe('the Machine controller waits for the backup finalizer', () => {
   after(() => stopMachineSuite(suite));
 
   it('creates no claim and no pod for an OnDelete Machine until the finalizer is there, without looping', async () => {
+    const metrics = suite!.manager.ports.metrics!;
+    const before = await readQueue(metrics, CONTROLLER_NAME);
     await client.create(MACHINE, machine(ns, 'gated'));
     const waiting = await waitForMachine(
       client,
@@ -59,13 +53,19 @@ describe('the Machine controller waits for the backup finalizer', () => {
     assert.equal(condition(waiting, 'Ready')?.status, 'False');
     assert.match(condition(waiting, 'Ready')?.message ?? '', /infra\.basicoperator\.dev\/volume-backup/);
 
-    // Quiet while it waits: no writes to the Machine, (almost) no reconciles, nothing created.
-    const reconcilesBefore = await machineReconciles(suite!);
-    await sleep(3000);
+    // Quiet while it waits, once the controller has reconciled the Machine to the end and has
+    // nothing queued or running: nothing scheduled to come back (a requeue would be a loop), no
+    // further writes to the Machine, nothing created.
+    const settled = await waitForQueue(
+      metrics,
+      CONTROLLER_NAME,
+      'the Machine taken in and nothing queued or running',
+      (q) => q.adds > before.adds && q.depth === 0 && q.active === 0,
+    );
+    assert.equal(settled.retries, before.retries, `no requeue while waiting: ${JSON.stringify(settled)}`);
+    assert.ok(settled.adds - before.adds <= 2, `(almost) no reconciles: ${JSON.stringify(settled)}`);
     const still = await getMachine(client, ns, 'gated');
     assert.equal(still?.metadata.resourceVersion, waiting.metadata.resourceVersion, 'no status writes');
-    const reconciles = (await machineReconciles(suite!)) - reconcilesBefore;
-    assert.ok(reconciles <= 2, `no hot loop while waiting: ${reconciles} reconciles in 3 s`);
     assert.deepEqual(
       (await claims(client, ns)).map((c) => c.metadata?.name),
       [],

@@ -6,7 +6,7 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
+import { waitFor } from '../../support/wait.ts';
 
 const condition = (pod: V1Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type)?.status;
 
@@ -28,11 +28,7 @@ describe('the local cluster: kwok stages', () => {
       spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
     });
     await client.create(CoreTypes.Pod, pod('stuck', { [NEVER_READY_ANNOTATION]: 'true' }));
-    await client.create(CoreTypes.Pod, pod('fine'));
     const get = (name: string) => client.get<V1Pod>(CoreTypes.Pod, ns, name);
-    await waitFor('the plain pod to be Ready', async () => condition(await get('fine'), 'Ready') === 'True', {
-      timeoutMs: 30_000,
-    });
     const stuck = await waitFor(
       'the annotated pod to run',
       async () => {
@@ -43,7 +39,19 @@ describe('the local cluster: kwok stages', () => {
     );
     assert.equal(condition(stuck, 'Ready'), 'False');
     assert.ok(stuck.status?.podIP, 'it has a pod IP');
-    await sleep(2000);
+    // kwok matches the stages again on every event of the pod, as when a controller labels it.
+    await client.patch(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'stuck',
+      patchType: 'merge',
+      body: { metadata: { labels: { touched: 'true' } } },
+    });
+    // kwok takes pod events in order, in one worker: once it has made a pod created after the touch
+    // Ready, it has matched the stages against the running, touched pod.
+    await client.create(CoreTypes.Pod, pod('fine'));
+    await waitFor('the plain pod to be Ready', async () => condition(await get('fine'), 'Ready') === 'True', {
+      timeoutMs: 30_000,
+    });
     assert.equal(condition(await get('stuck'), 'Ready'), 'False', 'still not Ready later');
   });
 });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
-import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { KubeClient, type WriteOptions } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.ts';
@@ -11,6 +11,7 @@ import { testClient, testCluster, testKubeConfig } from '../../support/cluster.t
 import {
   fixtureFlags,
   fixtureIdentity,
+  LEASE_READ,
   MARKER_ANNOTATION,
   startFixture,
 } from '../../support/fixture-operator.ts';
@@ -19,7 +20,8 @@ import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
 import { parseMetrics, value } from '../../support/prometheus-text.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
+import { readQueue } from '../../support/queue-metrics.ts';
+import { waitFor } from '../../support/wait.ts';
 
 /**
  * Leader election between real operator processes (test/support/fixture-operator.ts) with the
@@ -48,6 +50,8 @@ class GatedClient extends KubeClient {
   #gate: Promise<void> | undefined;
   #open: (() => void) | undefined;
   #entered: (() => void) | undefined;
+  /** Lease updates sent so far (renewals and the release). */
+  leaseUpdates = 0;
 
   /** Arms the gate; resolves once a Lease read is waiting at it. */
   holdNextLeaseRead(): Promise<void> {
@@ -75,6 +79,11 @@ class GatedClient extends KubeClient {
       await this.#gate;
     }
     return super.get<T>(type, namespace, name, signal);
+  }
+
+  override update<T extends KubeObject>(type: ResourceType<T>, obj: T, options?: WriteOptions): Promise<T> {
+    if (type.kind === 'Lease') this.leaseUpdates++;
+    return super.update<T>(type, obj, options);
   }
 }
 
@@ -160,7 +169,21 @@ describe('leader election between operator processes', () => {
     const [leader, standby, standbyId] = leaderId === idA ? [a, b, idB] : [b, a, idA];
     assert.ok(leaderId === idA || leaderId === idB, `marked by an unknown identity ${leaderId}`);
     assert.equal(await holder(), leaderId, 'the Lease names the replica that reconciles');
-    await sleep(2_500); // more than a retry period: time for a misbehaving standby to act
+    // The standby had all it needs to reconcile: its caches synced, then two polls that found the
+    // lease held. A poll comes a retry period after the one before, which it has acted on by then.
+    const { health: standbyHealth, metrics: standbyMetrics } = await standby.ports();
+    await standby.waitForHttp('ready (caches synced)', standbyHealth, '/readyz');
+    const readyAt = standby.logs.length;
+    await waitFor(
+      'the standby to poll the lease twice once ready',
+      () =>
+        standby.logs.slice(readyAt).filter((l) => l.message === LEASE_READ && l.holder === leaderId).length >=
+        2,
+      { timeoutMs: 15_000 },
+    );
+    const leaderQueue = await readQueue((await leader.ports()).metrics, 'marker');
+    assert.ok(leaderQueue.adds >= names.length, `the leader queued them: ${JSON.stringify(leaderQueue)}`);
+    assert.equal((await readQueue(standbyMetrics, 'marker')).adds, 0, 'the standby queued nothing');
     for (const name of names)
       assert.deepEqual(marks.get(name), [leaderId], `${name} marked only by the leader`);
     assert.equal(await masterStatus(leader, leaseName), 1, 'leader_election_master_status on the leader');
@@ -239,15 +262,20 @@ describe('leader election between operator processes', () => {
     });
     const running = elector.run(stop.signal, { onStartedLeading: leading, onStoppedLeading: () => {} });
     await started;
-    // A renewal reads the Lease just before the release; its read is answered after the release.
+    // A renewal reads the Lease as the release starts; its read is held until release() has had its
+    // chance to write.
     await gated.holdNextLeaseRead();
+    const updatesBefore = gated.leaseUpdates;
     const released = elector.release();
-    await sleep(300);
+    // release() runs up to its first wait: had it not waited for the renewal, it would have sent its
+    // update now, and which of the two updates won would be up to the network.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(gated.leaseUpdates, updatesBefore, 'no release while a renewal is in flight');
     gated.open();
     await released;
     stop.abort();
+    // Nothing of the elector is left in flight: run() awaits its renewals and has returned.
     await running;
-    await sleep(600); // three retry periods: nothing may take the lease back
     const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
     assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease stays released');
   });

@@ -11,7 +11,7 @@ import { httpGet } from '../../support/http.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { find, parseMetrics, value } from '../../support/prometheus-text.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
+import { waitFor } from '../../support/wait.ts';
 
 const CONTROLLER = 'metrics-probe';
 
@@ -96,13 +96,19 @@ describe('metrics and health endpoints of a manager', () => {
         outcomes.includes(o),
       ),
     );
-    await sleep(200); // the terminal error is counted after its reconcile returns
-
-    const response = await httpGet(metrics, '/metrics');
-    assert.equal(response.status, 200);
-    const samples = parseMetrics(response.body);
     const c = { controller: CONTROLLER };
     const q = { name: CONTROLLER };
+    // Counted after its reconcile returns, with whatever that reconcile scheduled.
+    const samples = await waitFor('the terminal error counted, nothing queued or running', async () => {
+      const response = await httpGet(metrics, '/metrics');
+      assert.equal(response.status, 200);
+      const now = parseMetrics(response.body);
+      return value(now, 'controller_runtime_terminal_reconcile_errors_total', c) > 0 &&
+        value(now, 'controller_runtime_active_workers', c) === 0 &&
+        value(now, 'workqueue_depth', q) === 0
+        ? now
+        : undefined;
+    });
     assert.ok(value(samples, 'controller_runtime_reconcile_total', { ...c, result: 'success' }) >= 4);
     assert.ok(value(samples, 'controller_runtime_reconcile_total', { ...c, result: 'error' }) >= 2);
     assert.ok(value(samples, 'controller_runtime_reconcile_errors_total', c) >= 2);
@@ -115,7 +121,7 @@ describe('metrics and health endpoints of a manager', () => {
     assert.ok(value(samples, 'workqueue_adds_total', q) >= 6);
     assert.ok(value(samples, 'workqueue_queue_duration_seconds_count', q) >= 6);
     assert.ok(value(samples, 'workqueue_work_duration_seconds_count', q) >= 6);
-    assert.ok(value(samples, 'workqueue_retries_total', q) >= 1);
+    assert.equal(value(samples, 'workqueue_retries_total', q), 1, 'the error retried, the terminal one not');
     assert.ok(find(samples, 'workqueue_unfinished_work_seconds', q).length === 1);
     assert.ok(find(samples, 'workqueue_longest_running_processor_seconds', q).length === 1);
     assert.equal(value(samples, 'leader_election_master_status', { name: leaseName }), 1);

@@ -11,12 +11,14 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
+import { CONTROLLER_NAME } from '../../../src/controllers/basicdeployment/index.ts';
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
+import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
@@ -230,7 +232,8 @@ describe('BasicDeployment controller', () => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'claim', { replicas: 1 }));
     await ready('claim', 1);
     const [own] = await sets('claim');
-    // Let any requeue of the rollout (a held-back status write waits up to 5 s) pass first.
+    // Let the tail of the rollout pass first, or it could adopt the orphan in the watch's stead: a
+    // set's held-back status write (up to 1 s) wakes the deployment, a conflict requeues it after 1 s.
     await new Promise((r) => setTimeout(r, 6000));
     // An orphan whose labels the deployment's selector matches: the deployment is idle, so only a
     // watch on sets can wake it.
@@ -301,10 +304,31 @@ describe('BasicDeployment controller', () => {
         ? d
         : undefined;
     });
-    // The deadline counts from the last progress (the first rollout's end): let it pass, then count.
+    // The deadline counts from the last progress (the first rollout's end): let it pass.
     const deadline = Date.parse(paused.status?.lastProgressTime ?? '') + 5000;
     assert.ok(Number.isFinite(deadline), 'lastProgressTime is set');
     await new Promise((r) => setTimeout(r, Math.max(0, deadline + 1000 - Date.now())));
+    // A reconcile past the deadline, whatever was scheduled before it (an annotation wakes the
+    // deployment), runs to the end and schedules nothing: a requeue, however slow, is a loop.
+    const metrics = suite!.manager.ports.metrics!;
+    const touched = await readQueue(metrics, CONTROLLER_NAME);
+    await client.patch(BASIC_DEPLOYMENT, {
+      namespace: ns,
+      name: 'idle',
+      patchType: 'merge',
+      body: { metadata: { annotations: { 'test.basicoperator.dev/touched': 'past-the-deadline' } } },
+    });
+    const settled = await waitForQueue(
+      metrics,
+      CONTROLLER_NAME,
+      'a reconcile past the deadline, and nothing queued or running',
+      (q) => q.adds > touched.adds && q.depth === 0 && q.active === 0,
+    );
+    assert.equal(
+      settled.retries,
+      touched.retries,
+      `nothing scheduled while paused: ${JSON.stringify(settled)}`,
+    );
     const before = await reconciles();
     await new Promise((r) => setTimeout(r, 10_000));
     const spent = (await reconciles()) - before;
@@ -345,8 +369,17 @@ describe('BasicDeployment controller', () => {
       const newest = all.find((s) => s.spec.template.metadata?.annotations?.[NEVER_READY_ANNOTATION]);
       return all.length === 2 && newest?.status?.replicas === 1 ? newest : undefined;
     });
-    await new Promise((r) => setTimeout(r, 2000)); // status writes land
-    const d = await get('unready');
+    // Judged by a sync that saw the new set run its pod: the status of the latest generation counts
+    // that pod as updated.
+    const d = await waitFor('the status to count the new pod', async () => {
+      const current = await get('unready');
+      const s = current.status;
+      return s?.observedGeneration === current.metadata.generation &&
+        s?.updatedReplicas === 1 &&
+        s.replicas === 1
+        ? current
+        : undefined;
+    });
     const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
     assert.equal(progressing?.status, 'True');
     assert.notEqual(progressing?.reason, 'NewReplicaSetAvailable', 'the rollout is not finished');

@@ -16,3 +16,17 @@ export async function createNamespace(client: KubeClient, prefix: string): Promi
 export async function deleteNamespace(client: KubeClient, name: string): Promise<void> {
   await client.delete(CoreTypes.Namespace, undefined, name).catch(() => undefined);
 }
+
+/** Adds `labels` to namespace `name` (e.g. the Pod Security ones), keeping its others. */
+export async function labelNamespace(
+  client: KubeClient,
+  name: string,
+  labels: Record<string, string>,
+): Promise<void> {
+  await client.patch(CoreTypes.Namespace, {
+    namespace: undefined,
+    name,
+    patchType: 'merge',
+    body: { metadata: { labels } },
+  });
+}

@@ -4,7 +4,7 @@
 // with its reason by its deadline, never stay Running forever.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { V1Namespace, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -16,6 +16,7 @@ import { registerVolumeBackupJobsController } from '../../../src/controllers/vol
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import { labelNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -47,18 +48,9 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
       }),
     );
     ({ client, ns } = suite);
-    await client.patch<V1Namespace>(CoreTypes.Namespace, {
-      namespace: undefined,
-      name: ns,
-      patchType: 'merge',
-      body: {
-        metadata: {
-          labels: {
-            'pod-security.kubernetes.io/enforce': 'restricted',
-            'pod-security.kubernetes.io/enforce-version': 'latest',
-          },
-        },
-      },
+    await labelNamespace(client, ns, {
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/enforce-version': 'latest',
     });
   });
   after(() => stopMachineSuite(suite));

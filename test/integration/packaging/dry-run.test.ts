@@ -10,7 +10,7 @@ import type { ClusterInfo } from '../../../e2e/providers/provider.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
+import { createNamespace, deleteNamespace, labelNamespace } from '../../support/namespace.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   CHART_DIR,
@@ -49,18 +49,9 @@ describe('install manifests against the API server', () => {
     cluster = await testCluster();
     ns = await createNamespace(client, 'packaging');
     // The namespace enforces what config/default's namespace enforces, and warns about workloads too.
-    await client.patch(CoreTypes.Namespace, {
-      namespace: undefined,
-      name: ns,
-      patchType: 'merge',
-      body: {
-        metadata: {
-          labels: {
-            'pod-security.kubernetes.io/enforce': 'restricted',
-            'pod-security.kubernetes.io/warn': 'restricted',
-          },
-        },
-      },
+    await labelNamespace(client, ns, {
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/warn': 'restricted',
     });
   });
   after(async () => {

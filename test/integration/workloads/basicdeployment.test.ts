@@ -17,7 +17,7 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
-import { PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
+import { ObjectWatcher, PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
 import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -147,7 +147,7 @@ describe('BasicDeployment controller', () => {
     });
   });
 
-  it('rolls 10 replicas with maxSurge 2 / maxUnavailable 1: never more than 12 pods or fewer than 9 available', async () => {
+  it('rolls 10 replicas with maxSurge 2 / maxUnavailable 1: the sets never ask for more than 12 replicas, never fewer than 9 available', async () => {
     await client.create(
       BASIC_DEPLOYMENT,
       deployment(ns, 'roll', {
@@ -157,17 +157,29 @@ describe('BasicDeployment controller', () => {
     );
     await ready('roll', 10);
     let maxPods = 0;
+    let maxSetReplicas = 0;
     let minAvailable = Number.POSITIVE_INFINITY;
     const watcher = new PodWatcher(client, ns, 'app=roll', (pods) => {
       maxPods = Math.max(maxPods, pods.filter(podIsLive).length);
       minAvailable = Math.min(minAvailable, pods.filter(podIsAvailable).length);
     });
-    await waitFor('the watcher to list', () => watcher.pods.size >= 10);
+    const setWatcher = new ObjectWatcher(client, BASIC_REPLICA_SET, ns, 'app=roll', (all) => {
+      maxSetReplicas = Math.max(
+        maxSetReplicas,
+        all.reduce((n, s) => n + (s.spec.replicas ?? 1), 0),
+      );
+    });
+    await waitFor('the watchers to list', () => watcher.pods.size >= 10 && setWatcher.objects.size >= 1);
     await setImage('roll', 'registry.k8s.io/pause:3.9');
     const d = await ready('roll', 10, 120_000);
-    await watcher.stop();
+    await Promise.all([watcher.stop(), setWatcher.stop()]);
     assert.ok(watcher.events > 20, `the watcher saw the rollout (${watcher.events} events)`);
-    assert.ok(maxPods <= 12, `at most 12 pods at once, saw ${maxPods}`);
+    // apps/v1's bound is on the replicas the sets ask for: 10 + maxSurge 2.
+    assert.ok(maxSetReplicas <= 12, `the sets asked for at most 12 replicas at once, saw ${maxSetReplicas}`);
+    // Live pods lag their sets: the old set's controller deletes its pod while the new set's creates
+    // one, so one pod above the bound can be seen for a moment, with kube-controller-manager too (the
+    // parity harness allows the same one pod of slack on both sides).
+    assert.ok(maxPods <= 13, `at most 12 pods at once plus one being replaced, saw ${maxPods}`);
     assert.ok(minAvailable >= 9, `at least 9 available at every event, saw ${minAvailable}`);
     const all = await sets('roll');
     assert.equal(all.length, 2);

@@ -1,0 +1,76 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../src/runtime/client/resource.ts';
+
+/**
+ * Pod creations in one namespace as the API server publishes them (ADDED events on a watch), with
+ * the time each was seen: counted for throughput, and awaited one by one for reaction latency.
+ */
+export class PodCreates {
+  /** Date.now() of every ADDED event, in order. */
+  readonly times: number[] = [];
+  private readonly waiters = new Map<string, (at: number) => void>();
+
+  constructor(client: KubeClient, namespace: string, signal: AbortSignal) {
+    void this.follow(client, namespace, signal);
+  }
+
+  /** Resolves at the next pod created with label app=`app`, with the time it was seen. */
+  next(app: string, timeoutMs: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(app);
+        reject(new Error(`no pod of ${app} created within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.set(app, (at) => {
+        clearTimeout(timer);
+        resolve(at);
+      });
+    });
+  }
+
+  private async follow(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
+    let rv = (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
+    while (!signal.aborted) {
+      try {
+        for await (const e of client.watch<V1Pod>(CoreTypes.Pod, {
+          namespace,
+          resourceVersion: rv,
+          signal,
+          timeoutSeconds: 600,
+        })) {
+          if (e.type === 'ADDED') {
+            const at = Date.now();
+            this.times.push(at);
+            const app = e.object.metadata?.labels?.app;
+            const waiter = app === undefined ? undefined : this.waiters.get(app);
+            if (app !== undefined && waiter) {
+              this.waiters.delete(app);
+              waiter(at);
+            }
+          }
+          rv = e.object.metadata?.resourceVersion ?? rv;
+        }
+      } catch {
+        if (signal.aborted) return;
+      }
+    }
+  }
+}
+
+/** Pods created in each second after `started` (Date.now() times). */
+export function perSecond(times: number[], started: number): number[] {
+  const buckets: number[] = [];
+  for (const t of times) {
+    const i = Math.max(0, Math.floor((t - started) / 1000));
+    while (buckets.length <= i) buckets.push(0);
+    buckets[i]!++;
+  }
+  return buckets;
+}
+
+/** Creations per second from the first to the last. */
+export function rate(times: number[]): number {
+  if (times.length < 2) return 0;
+  return (times.length - 1) / ((times[times.length - 1]! - times[0]!) / 1000);
+}

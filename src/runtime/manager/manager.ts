@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
-import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type CacheOptions, InformerCache } from '../cache/informer-cache.ts';
+import type { ClusterAccess } from '../client/cluster-access.ts';
 import { KubeClient } from '../client/kube-client.ts';
 import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
 import type { KubeObject } from '../client/object.ts';
@@ -61,7 +62,7 @@ export class Manager implements ControllerHost {
   private controllersRunning = false;
   readonly ports: { metrics?: number; health?: number } = {};
 
-  constructor(config: ManagerConfig, kubeConfig?: KubeConfig, options: ManagerOptions = {}) {
+  constructor(config: ManagerConfig, kubeConfig?: ClusterAccess, options: ManagerOptions = {}) {
     this.config = config;
     this.log = rootLogger(config.logLevel);
     const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
@@ -124,7 +125,7 @@ export class Manager implements ControllerHost {
   /** Fails with a clear message when no API server answers. */
   async checkConnection(): Promise<string> {
     try {
-      const version = await this.client.request<{ gitVersion: string }>(HttpMethod.GET, '/version', {
+      const version = await this.client.request<{ gitVersion: string }>('GET', '/version', {
         timeoutMs: 10_000,
       });
       return version.gitVersion;

@@ -75,7 +75,7 @@ function choose(
   const token = join(serviceAccountDir, 'token');
   if (exists(token)) return { inCluster: true };
   throw new Error(
-    `no kubeconfig: --kubeconfig is not given, $KUBECONFIG is not set, ${homeConfig ?? '~/.kube/config ($HOME is not set)'} ` +
+    `no kubeconfig: --kubeconfig is not given, $KUBECONFIG is not set, ${homeConfig ?? '~/.kube/config (no usable $HOME)'} ` +
       `does not exist, and neither does ${token} (the token of a pod's service account)`,
   );
 }

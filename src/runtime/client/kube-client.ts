@@ -1,6 +1,6 @@
 import type { RequestOptions as HttpsRequestOptions } from 'node:https';
-import { HttpMethod, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
+import type { ClusterAccess } from './cluster-access.ts';
 import { ApiError } from './errors.ts';
 import type { RequestObserver } from './metrics.ts';
 import type { KubeObject, ObjectList } from './object.ts';
@@ -8,9 +8,9 @@ import type { RequestPriority } from './priority-throttle.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 
 /**
- * A small REST client for any resource type, built on the kubeconfig handling of
- * @kubernetes/client-node (auth, TLS, exec plugins) but with our own request loop, so the
- * runtime controls watches, rate limiting and errors. Requests go through undici's dispatcher API
+ * A small REST client for any resource type: the kubeconfig (a ClusterAccess) says where the server is
+ * and gives the TLS options and credentials; the request loop is our own, so the runtime controls
+ * watches, rate limiting and errors. Requests go through undici's dispatcher API
  * rather than fetch(): the same connection pool at half the CPU per request (no WHATWG streams,
  * Request and Response objects), which counts when the operator shares a machine with its API server.
  *
@@ -22,6 +22,8 @@ import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 export interface RequestThrottle {
   acquire(signal?: AbortSignal, priority?: RequestPriority): Promise<void>;
 }
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
@@ -121,7 +123,7 @@ export interface KubeClientOptions {
 }
 
 export class KubeClient {
-  readonly kubeConfig: KubeConfig;
+  private readonly access: ClusterAccess;
   readonly server: string;
   /** scheme://host:port of the server, and the path prefix it may be served under (proxies). */
   private readonly origin: string;
@@ -132,10 +134,10 @@ export class KubeClient {
   private readonly observer: RequestObserver | undefined;
   private cachedAuth: { headers: Record<string, string>; dispatcher: Agent; at: number } | undefined;
 
-  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
-    const cluster = kubeConfig.getCurrentCluster();
+  constructor(access: ClusterAccess, options: KubeClientOptions = {}) {
+    const cluster = access.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    this.kubeConfig = kubeConfig;
+    this.access = access;
     this.server = cluster.server.replace(/\/+$/, '');
     const url = new URL(this.server);
     this.origin = url.origin;
@@ -155,10 +157,14 @@ export class KubeClient {
     const cached = this.cachedAuth;
     if (cached && Date.now() - cached.at < 60_000) return cached;
     const opts: HttpsRequestOptions = {};
-    await this.kubeConfig.applyToHTTPSOptions(opts);
+    await this.access.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {};
     for (const [key, value] of Object.entries(opts.headers ?? {})) {
       if (value !== undefined) headers[key] = String(value);
+    }
+    // Basic auth comes as `auth`, which node:https would turn into this header unless one is set.
+    if (opts.auth && !Object.keys(headers).some((key) => key.toLowerCase() === 'authorization')) {
+      headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     }
     const dispatcher =
       cached?.dispatcher ??
@@ -194,11 +200,11 @@ export class KubeClient {
     name: string,
     signal?: AbortSignal,
   ) {
-    return this.request<T>(HttpMethod.GET, objectPath(type, namespace, name), { signal });
+    return this.request<T>('GET', objectPath(type, namespace, name), { signal });
   }
 
   list<T extends KubeObject>(type: ResourceType<T>, options: ListOptions = {}): Promise<ObjectList<T>> {
-    return this.request<ObjectList<T>>(HttpMethod.GET, collectionPath(type, options.namespace), {
+    return this.request<ObjectList<T>>('GET', collectionPath(type, options.namespace), {
       signal: options.signal,
       accept: options.metadataOnly ? METADATA_LIST_ACCEPT : undefined,
       query: {
@@ -212,7 +218,7 @@ export class KubeClient {
   }
 
   create<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
-    return this.request<T>(HttpMethod.POST, collectionPath(type, obj.metadata?.namespace), {
+    return this.request<T>('POST', collectionPath(type, obj.metadata?.namespace), {
       body: obj,
       signal: options.signal,
       query: { fieldManager: options.fieldManager },
@@ -221,20 +227,16 @@ export class KubeClient {
 
   /** PUT: optimistic concurrency through metadata.resourceVersion. */
   update<T extends KubeObject>(type: ResourceType<T>, obj: T, options: WriteOptions = {}): Promise<T> {
-    return this.request<T>(
-      HttpMethod.PUT,
-      objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? ''),
-      {
-        body: obj,
-        signal: options.signal,
-        query: { fieldManager: options.fieldManager },
-      },
-    );
+    return this.request<T>('PUT', objectPath(type, obj.metadata?.namespace, obj.metadata?.name ?? ''), {
+      body: obj,
+      signal: options.signal,
+      query: { fieldManager: options.fieldManager },
+    });
   }
 
   patch<T extends KubeObject>(type: ResourceType<T>, request: PatchRequest): Promise<T> {
     const { namespace, name, patchType, body, subresource } = request;
-    return this.request<T>(HttpMethod.PATCH, objectPath(type, namespace, name, subresource), {
+    return this.request<T>('PATCH', objectPath(type, namespace, name, subresource), {
       body,
       contentType: PATCH_CONTENT_TYPES[patchType],
       signal: request.signal,
@@ -248,7 +250,7 @@ export class KubeClient {
     if (options.propagationPolicy) body.propagationPolicy = options.propagationPolicy;
     if (options.preconditions) body.preconditions = options.preconditions;
     if (options.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = options.gracePeriodSeconds;
-    return this.request<KubeObject>(HttpMethod.DELETE, objectPath(type, namespace, name), {
+    return this.request<KubeObject>('DELETE', objectPath(type, namespace, name), {
       body,
       signal: options.signal,
     });
@@ -263,7 +265,7 @@ export class KubeClient {
     options: WatchOptions = {},
   ): AsyncGenerator<WatchEvent<T>> {
     const response = await this.send(
-      HttpMethod.GET,
+      'GET',
       collectionPath(type, options.namespace),
       {
         signal: options.signal,

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
-import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { type CacheOptions, InformerCache } from '../cache/informer-cache.ts';
+import type { ClusterAccess } from '../client/cluster-access.ts';
 import { KubeClient } from '../client/kube-client.ts';
 import { registerThrottleWaiting, requestObserver } from '../client/metrics.ts';
 import type { KubeObject } from '../client/object.ts';
@@ -34,13 +34,6 @@ export interface ManagerOptions {
 
 export class ClusterUnreachableError extends Error {}
 
-export function loadKubeConfig(path: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
-}
-
 /**
  * Runs every registered controller in one process: one shared cache, health and metrics endpoints,
  * leader election, and a graceful shutdown that finishes in-flight work and hands the lease over.
@@ -61,14 +54,14 @@ export class Manager implements ControllerHost {
   private controllersRunning = false;
   readonly ports: { metrics?: number; health?: number } = {};
 
-  constructor(config: ManagerConfig, kubeConfig?: KubeConfig, options: ManagerOptions = {}) {
+  /** `kubeConfig`: what loadKubeConfig(config.kubeconfig) returns, or a client-node KubeConfig. */
+  constructor(config: ManagerConfig, kubeConfig: ClusterAccess, options: ManagerOptions = {}) {
     this.config = config;
     this.log = rootLogger(config.logLevel);
-    const kc = kubeConfig ?? loadKubeConfig(config.kubeconfig);
     const throttle =
       config.qps > 0 ? new PriorityThrottle(new TokenBucket(config.qps, config.burst)) : undefined;
-    const host = new URL(kc.getCurrentCluster()?.server ?? 'https://unknown').host;
-    this.client = new KubeClient(kc, { throttle, observer: requestObserver(this.registry, host) });
+    const host = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
+    this.client = new KubeClient(kubeConfig, { throttle, observer: requestObserver(this.registry, host) });
     if (throttle) registerThrottleWaiting(this.registry, throttle);
     this.cache = new InformerCache(this.client, this.log, {
       ...options.cache,
@@ -78,7 +71,7 @@ export class Manager implements ControllerHost {
     // Events get a client with a budget of their own, as kube-controller-manager's event broadcaster
     // does, so a burst of Events never slows the controllers' own writes.
     const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
-    const eventClient = new KubeClient(kc, {
+    const eventClient = new KubeClient(kubeConfig, {
       throttle: eventThrottle,
       userAgent: 'basic-operator/events',
       observer: requestObserver(this.registry, host),
@@ -124,7 +117,7 @@ export class Manager implements ControllerHost {
   /** Fails with a clear message when no API server answers. */
   async checkConnection(): Promise<string> {
     try {
-      const version = await this.client.request<{ gitVersion: string }>(HttpMethod.GET, '/version', {
+      const version = await this.client.request<{ gitVersion: string }>('GET', '/version', {
         timeoutMs: 10_000,
       });
       return version.gitVersion;

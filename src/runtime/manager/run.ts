@@ -1,3 +1,4 @@
+import { loadKubeConfig } from '../client/kubeconfig.ts';
 import { errorMessage } from '../log.ts';
 import {
   type CommandLine,
@@ -51,7 +52,8 @@ export async function runOperator(argv: string[], options: RunOptions): Promise<
   }
   let manager: Manager;
   try {
-    manager = new Manager(commandLine.config, undefined, options.manager);
+    const kubeConfig = await loadKubeConfig(commandLine.config.kubeconfig);
+    manager = new Manager(commandLine.config, kubeConfig, options.manager);
   } catch (err) {
     process.stderr.write(`${options.name}: cannot load the kubeconfig: ${errorMessage(err)}\n`);
     return 1;

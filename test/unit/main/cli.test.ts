@@ -1,18 +1,33 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 
-const main = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, ['src/main.ts', ...args], {
+const main = (args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
+  spawnSync(process.execPath, [...nodeArgs, 'src/main.ts', ...args], {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 30_000,
   });
 
 describe('src/main.ts', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bo-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\n'),
+  );
+
   it('--help lists the flags and their environment variables', () => {
     const result = main(['--help']);
     assert.equal(result.status, 0);
@@ -47,19 +62,6 @@ describe('src/main.ts', () => {
   });
 
   it('exits with a clear message when no cluster can be reached (exit 1)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'bo-cli-'));
-    const kubeconfig = join(dir, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-        'users: [{name: u, user: {token: t}}]',
-        'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'current-context: x',
-      ].join('\n'),
-    );
     const result = main([
       '--kubeconfig',
       kubeconfig,
@@ -71,5 +73,35 @@ describe('src/main.ts', () => {
     assert.equal(result.status, 1);
     assert.match(result.stderr, /cannot reach the Kubernetes API server at https:\/\/127\.0\.0\.1:1/);
     assert.match(result.stderr, /npm run cluster:up/);
+  });
+
+  it('exits with a clear message when the kubeconfig cannot be loaded (exit 1)', () => {
+    const broken = join(dir, 'broken');
+    writeFileSync(broken, 'apiVersion: v1\nkind: Config\nclusters: []\n');
+    const result = main(['--kubeconfig', broken]);
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      `basic-operator: cannot load the kubeconfig: kubeconfig ${broken}: no current-context is set\n`,
+    );
+  });
+
+  it('starts without loading @kubernetes/client-node (its generated API alone costs about 85 MiB)', () => {
+    const hook = join(dir, 'record-modules.mjs');
+    writeFileSync(
+      hook,
+      [
+        "import { registerHooks } from 'node:module';",
+        'const loaded = [];',
+        'registerHooks({ load: (url, context, next) => (loaded.push(url), next(url, context)) });',
+        "const fromClientNode = () => loaded.filter((url) => url.includes('@kubernetes/client-node'));",
+        "process.on('exit', () => process.stderr.write('client-node modules: ' + fromClientNode().length + '\\n'));",
+      ].join('\n'),
+    );
+    // Far enough to load the kubeconfig, build the manager and try the server.
+    const result = main(['--kubeconfig', kubeconfig], {}, ['--import', hook]);
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /cannot reach the Kubernetes API server/);
+    assert.match(result.stderr, /client-node modules: 0\n/);
   });
 });

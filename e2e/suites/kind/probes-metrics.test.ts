@@ -118,6 +118,14 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
             `a scrape without ${metric}:\n${scrape.slice(0, 1500)}`,
           );
         }
+        // The image sizes the heap from the pod's memory limit (the chart's default, 512Mi).
+        const limit = Number(/^basic_operator_memory_limit_bytes (\d+)$/m.exec(scrape)?.[1]);
+        const heap = Number(/^basic_operator_heap_limit_bytes (\d+)$/m.exec(scrape)?.[1]);
+        assert.equal(limit, 512 * 1048576, 'the operator sees its container memory limit');
+        assert.ok(
+          heap >= 0.55 * limit && heap <= limit - 64 * 1048576,
+          `heap limit ${heap} sized from the memory limit ${limit}`,
+        );
         const status = new RegExp(`^leader_election_master_status\\{name="${lease}"\\} ([01])$`, 'm').exec(
           scrape,
         );

@@ -22,6 +22,7 @@ import { TokenBucket } from '../queue/index.ts';
 import type { ManagerConfig } from './config.ts';
 import { healthServer, listen, metricsServer } from './http-servers.ts';
 import { LeaderElector } from './leader-election.ts';
+import { memoryBudget, reportMemoryBudget } from './memory-budget.ts';
 import { handoverReserveMs, ShutdownDeadline } from './shutdown-deadline.ts';
 
 /** What the program around the manager decides (controller-runtime's manager.Options). */
@@ -68,6 +69,7 @@ export class Manager implements ControllerHost {
       namespaces: config.namespaces,
     });
     collectDefaultMetrics({ register: this.registry });
+    reportMemoryBudget(memoryBudget(), this.log, this.registry);
     // Events get a client with a budget of their own, as kube-controller-manager's event broadcaster
     // does, so a burst of Events never slows the controllers' own writes.
     const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;

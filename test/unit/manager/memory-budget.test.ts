@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { memoryBudget, reportMemoryBudget } from '../../../src/runtime/manager/memory-budget.ts';
 import { rootLogger } from '../../../src/runtime/log.ts';
+import { memoryBudget, reportMemoryBudget } from '../../../src/runtime/manager/memory-budget.ts';
 
 const MiB = 1048576;
 

@@ -30,6 +30,7 @@ import { waitFor } from '../test/support/wait.ts';
 import { describeIdle, type IdleCost, idleCost } from './measure/idle.ts';
 import { type HeapAfterGc, heapAfterGc } from './measure/inspector.ts';
 import { type ReactionLatency, reactionLatency } from './measure/latency.ts';
+import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
 import { PodCreates, perSecond, rate } from './measure/pod-creates.ts';
 import {
   type KcmStartup,
@@ -79,6 +80,8 @@ const { values } = parseArgs({
     'fresh-control-plane': { type: 'boolean', default: true },
     /** Scale-ups timed once a side is ready (0: none). */
     'latency-changes': { type: 'string', default: '50' },
+    /** Quiet time before the idle window: the last change's status writes and the held progress writes. */
+    'settle-seconds': { type: 'string', default: '10' },
     /** The window over which the settled side's idle cost is measured (0: none). */
     'idle-seconds': { type: 'string', default: '60' },
     /** Restart each side's controller process with its workload present and time its start. */
@@ -91,6 +94,11 @@ const { values } = parseArgs({
     trace: { type: 'boolean', default: false },
     /** Write a V8 CPU profile of the operator process into this directory (open it in Chrome DevTools). */
     'profile-operator': { type: 'string' },
+    /**
+     * Run the operator inside this memory limit (a cgroup, as its pod runs): "chart" (the chart's
+     * default limit), a quantity such as "1Gi", or "none".
+     */
+    'operator-memory-limit': { type: 'string', default: 'chart' },
     /** Extra Node flags for the operator, after the image's (experiments: "--max-semi-space-size=8"). */
     'node-flags': { type: 'string', default: '' },
     /** Write a V8 heap snapshot of the operator, taken with its live heap, to this file. */
@@ -204,6 +212,8 @@ interface SideResult {
   timeline: number[];
   peakRssMiB?: number;
   cpuSeconds?: number;
+  /** The memory limit the operator ran in (a cgroup), if any. */
+  memoryLimitMiB?: number;
   /** The operator's live heap after a full GC, at the end of its side. */
   heap?: HeapAfterGc;
   latency?: ReactionLatency;
@@ -309,7 +319,7 @@ async function settledMeasures(
     });
   }
   if (IDLE_SECONDS > 0) {
-    await sleep(10_000); // the last change's status writes, and the operator's held progress writes
+    await sleep(Number(values['settle-seconds']) * 1000);
     log(`  idle cost over ${IDLE_SECONDS}s`);
     result.idle = await idleCost(idle, IDLE_SECONDS);
   }
@@ -482,11 +492,25 @@ async function observeSide<T extends SideResult>(
   return { ...result, machine };
 }
 
-/** The operator as its image runs it: the compiled dist/main.js, with the image's Node flags. */
+const memoryLimit =
+  values['operator-memory-limit'] === 'none'
+    ? undefined
+    : parseMemory(
+        values['operator-memory-limit'] === 'chart' ? chartMemoryLimit() : values['operator-memory-limit'],
+      );
+const cgroup =
+  memoryLimit === undefined ? undefined : MemoryCgroup.create('basic-operator-bench', memoryLimit);
+
+/**
+ * The operator as its image and chart run it: the compiled dist/main.js, with the image's Node flags,
+ * inside the chart's memory limit.
+ */
 function startOperator(ns: string, ports: { metrics: number; health: number; inspector: number }) {
+  const node = (args: string[]) =>
+    cgroup?.wrap(process.execPath, args) ?? { command: process.execPath, args };
   return new OperatorProcess({
     name: 'operator',
-    args: [
+    ...node([
       ...imageNodeFlags(),
       ...values['node-flags'].split(' ').filter(Boolean),
       `--inspect-port=127.0.0.1:${ports.inspector}`,
@@ -508,7 +532,7 @@ function startOperator(ns: string, ports: { metrics: number; health: number; ins
       `127.0.0.1:${ports.health}`,
       '--log-level',
       'warn',
-    ],
+    ]),
     echo: process.stderr,
   });
 }
@@ -551,7 +575,15 @@ async function operatorSide(): Promise<SideResult> {
           },
         }),
       );
-      await readiness.all();
+      await Promise.race([
+        readiness.all(),
+        operator.exited.then((exit) => {
+          const oom = exit.signal === 'SIGKILL' && cgroup && cgroup.failures() > 0;
+          throw new Error(
+            `the operator exited (${exit.signal ?? exit.code})${oom ? `: killed at its ${memoryLimit! / 1048576} MiB memory limit` : ''}\n${operator.describe()}`,
+          );
+        }),
+      ]);
     } finally {
       readiness.stop();
       await trace?.finish();
@@ -565,6 +597,7 @@ async function operatorSide(): Promise<SideResult> {
       timeline: perSecond(creates.times, started),
       peakRssMiB: after.rssPeakKiB / 1024,
       cpuSeconds: (after.cpuTicks - before.cpuTicks) / 100,
+      memoryLimitMiB: memoryLimit === undefined ? undefined : memoryLimit / 1048576,
     };
     try {
       const pid = operator.child.pid!;
@@ -621,7 +654,7 @@ async function restartIfAsked(side: SideResult): Promise<void> {
 log(
   `workload: ${N} deployments x ${R} replicas; kube-controller-manager: ${QPS} qps / ${BURST} burst per controller ` +
     `(deployment + replicaset); operator: ${OP_QPS} qps / ${OP_BURST} burst shared by all its controllers; ` +
-    `${KCM_WORKERS} workers per controller on both sides`,
+    `${KCM_WORKERS} workers per controller on both sides; operator memory limit: ${memoryLimit === undefined ? 'none' : `${memoryLimit / 1048576} MiB (a cgroup, as the chart's pod)`}`,
 );
 // Sides run in the order given. Without a restart between them, the control plane carries the
 // previous sides' churn (its heap, caches, etcd's history), so swapping the order shows what a
@@ -672,6 +705,7 @@ if (values.json) {
     `${JSON.stringify({ workload: { deployments: N, replicas: R }, raw, kcm, operator: op }, null, 2)}\n`,
   );
 }
+cgroup?.remove();
 process.exit(0);
 
 function report({

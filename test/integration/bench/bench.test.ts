@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+
+/**
+ * `npm run bench`'s measuring code on a tiny workload against the local cluster: every figure it
+ * reports comes out as a number. No timing is asserted (timings belong to the bench's own runs).
+ * kube-controller-manager is not restarted here: the suites running beside this one need it; the
+ * parsing of its start is unit-tested.
+ */
+const run = promisify(execFile);
+
+describe('the benchmark on a small workload', () => {
+  it('measures both sides: throughput, peak RSS, live heap, reaction latency, idle cost and a restart', {
+    timeout: 600_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    try {
+      const json = join(dir, 'result.json');
+      const bench = (sides: string, more: string[]) =>
+        run(
+          process.execPath,
+          [
+            'bench/deployments.ts',
+            ...['--deployments', '3', '--replicas', '2', '--sides', sides, '--no-fresh-control-plane'],
+            ...['--raw-pods', '20', '--raw-repeats', '1', '--latency-changes', '4', '--idle-seconds', '2'],
+            ...['--settle-seconds', '1', '--json', json, ...more],
+          ],
+          { maxBuffer: 64 * 1024 * 1024 },
+        );
+      const output = await bench('raw,kcm,operator', ['--no-startup']);
+      const result = JSON.parse(readFileSync(json, 'utf8')) as Record<string, Record<string, unknown>>;
+      const number = (value: unknown, what: string) =>
+        assert.ok(
+          typeof value === 'number' && Number.isFinite(value),
+          `${what}: ${JSON.stringify(value)}\n${output.stderr.slice(-3000)}`,
+        );
+      number(result.raw?.throttled, 'raw limit');
+      for (const side of ['kcm', 'operator'] as const) {
+        const r = result[side] as {
+          seconds: number;
+          peakRssMiB: number;
+          latency: { p50Ms: number; p99Ms: number; changes: number };
+          idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
+        };
+        number(r.seconds, `${side} time to ready`);
+        number(r.peakRssMiB, `${side} peak RSS`);
+        number(r.latency.p99Ms, `${side} reaction p99`);
+        assert.equal(r.latency.changes, 4);
+        number(r.idle.cpuSeconds, `${side} idle CPU`);
+        assert.equal(
+          Object.keys(r.idle.reconcilesPerSecond).length,
+          2,
+          `${side}: two controllers' reconciles`,
+        );
+      }
+      const op = result.operator as {
+        heap: { usedBytes: number; totalBytes: number };
+        memoryLimitMiB?: number;
+      };
+      number(op.heap.usedBytes, 'operator live heap');
+      assert.ok(op.heap.usedBytes <= op.heap.totalBytes);
+      assert.match(output.stdout, /peak RSS ratio operator\/KCM: \d+\.\d\d/);
+      assert.match(output.stdout, /reaction p99 ratio operator\/KCM: \d+\.\d\d/);
+
+      await bench('operator', ['--latency-changes', '0', '--idle-seconds', '0']);
+      const restarted = JSON.parse(readFileSync(json, 'utf8')) as {
+        operator: { startup: { cachesSyncedMs: number; firstReconcileMs: number } };
+      };
+      number(restarted.operator.startup.cachesSyncedMs, 'operator restart: caches synced');
+      number(restarted.operator.startup.firstReconcileMs, 'operator restart: first reconcile');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

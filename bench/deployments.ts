@@ -526,6 +526,10 @@ function startOperator(ns: string, ports: { metrics: number; health: number; ins
       String(OP_BURST),
       '--max-concurrent-reconciles',
       String(KCM_WORKERS),
+      // As the chart runs it (and kube-controller-manager runs): with a leader lease to renew.
+      '--leader-elect',
+      '--leader-election-namespace',
+      ns,
       '--metrics-bind-address',
       `127.0.0.1:${ports.metrics}`,
       '--health-probe-bind-address',

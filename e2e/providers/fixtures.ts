@@ -3,6 +3,8 @@
  * Running and Ready) and storage that binds claims (a StorageClass plus pre-provisioned volumes).
  */
 export const NODE_COUNT = 4;
+/** Pods each node takes: enough for the 30,000 pods of the benchmark's largest workload (3000x10). */
+export const PODS_PER_NODE = 10_000;
 export const STORAGE_CLASS = 'standard';
 export const PV_SIZE = '10Gi';
 
@@ -23,8 +25,8 @@ metadata:
     kubernetes.io/arch: amd64
     node-role.kubernetes.io/agent: ""
 status:
-  allocatable: {cpu: "1000", memory: 4Ti, pods: "5000", ephemeral-storage: 10Ti}
-  capacity: {cpu: "1000", memory: 4Ti, pods: "5000", ephemeral-storage: 10Ti}
+  allocatable: {cpu: "1000", memory: 4Ti, pods: "${PODS_PER_NODE}", ephemeral-storage: 10Ti}
+  capacity: {cpu: "1000", memory: 4Ti, pods: "${PODS_PER_NODE}", ephemeral-storage: 10Ti}
   nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: fake, kernelVersion: fake, osImage: kwok}
   phase: Running`);
   }

@@ -1,7 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, runOk } from '../exec.ts';
-import { NODE_COUNT, nodesManifest, storageClassManifest, volumesManifest } from '../fixtures.ts';
+import {
+  NODE_COUNT,
+  nodesManifest,
+  PODS_PER_NODE,
+  storageClassManifest,
+  volumesManifest,
+} from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { COMPONENTS, startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
@@ -370,6 +376,20 @@ export class LocalProvider implements ClusterProvider {
   /** Nodes, storage, and the default ServiceAccount pods need (written by the serviceaccount controller). */
   private async applyFixtures(): Promise<void> {
     await this.kubectl(['apply', '-f', '-'], `${nodesManifest(NODE_COUNT)}\n---\n${storageClassManifest()}`);
+    // apply sets a node's status only when it creates the node: a cluster made before a change of
+    // capacity gets it here.
+    const capacity = { pods: String(PODS_PER_NODE) };
+    for (let i = 0; i < NODE_COUNT; i++) {
+      await this.kubectl([
+        'patch',
+        'node',
+        `kwok-node-${i}`,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { allocatable: capacity, capacity } }),
+      ]);
+    }
     await this.ensureVolumes(60);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {

@@ -177,8 +177,9 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     return { ...computed, observedGeneration: generation };
   }
 
+  /** A write of `key` is held, waiting or in flight: what was handed over may not be on the server yet. */
   #busy(key: string): boolean {
-    return this.#held.has(key) || this.#inFlight.has(key);
+    return this.#held.has(key) || this.#queue.isWaiting(key) || this.#inFlight.has(key);
   }
 
   #clearHeld(key?: string): void {

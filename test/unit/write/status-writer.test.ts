@@ -134,6 +134,32 @@ describe('BackgroundStatusWriter', () => {
     assert.equal(sent.length, 0);
   });
 
+  it('keeps no copy of a status once the cache shows it written: a later change by another hand is the latest', async () => {
+    const { client, sent } = recordingClient();
+    const old = thing('u1', { phase: 'Old' });
+    let cached: Thing = old;
+    const w = writerFor({ client, cached: () => cached });
+    w.write(cached, { phase: 'Ours' });
+    await w.drain();
+    // The cache shows our write (resourceVersion 101, what the client answered), with no reconcile.
+    cached = {
+      ...thing('u1', { phase: 'Ours', observedGeneration: 1 }),
+      metadata: { ...old.metadata, resourceVersion: '101' },
+    };
+    w.observed(cached);
+    assert.equal(w.latest(old)?.phase, 'Ours', 'a reconcile holding an older copy gets what the cache has');
+    cached = {
+      ...cached,
+      metadata: { ...cached.metadata, resourceVersion: '102' },
+      status: { phase: 'Theirs' },
+    };
+    assert.equal(w.latest(cached)?.phase, 'Theirs');
+    // Nor of the write: the same status again is compared with the cache, which now has another.
+    w.write(cached, { phase: 'Ours' });
+    await w.drain();
+    assert.equal(sent.length, 2);
+  });
+
   it('a write waiting its turn is sent even when the cache shows that status: the server may have a newer one of ours', async () => {
     let release = () => {};
     const sent: string[] = [];
@@ -152,6 +178,7 @@ describe('BackgroundStatusWriter', () => {
     w.write(b, { phase: 'X' }); // in flight, holding the only slot
     w.write(a, { phase: 'One' }); // back to One: waits for the slot
     assert.equal(w.latest(a)?.phase, 'One');
+    w.observed(a);
     release();
     await w.drain();
     assert.deepEqual(sent, ['a Two', 'b X', 'a One']);

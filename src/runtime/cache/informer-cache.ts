@@ -16,13 +16,25 @@ export interface InformerSelection {
   metadataOnly?: boolean;
 }
 
+/** What the cache does with the objects of one type (controller-runtime's cache.ByObject). */
+export interface ByObject {
+  /** Default label selector for informers of the type asked for without one. */
+  labelSelector?: string;
+  /**
+   * What the cache keeps of each object of the type, applied after managedFields are stripped:
+   * readers and event handlers see what it returns. Not applied by metadata-only informers, which
+   * keep slimMetadata's fields.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
+}
+
 /** The cache's configuration, passed in by whoever assembles the manager (main, tests). */
 export interface CacheOptions {
   /**
-   * Default label selector per type (keyed by resourceId) for informers asked for without one,
-   * e.g. only the Jobs the operator made. Types not listed are cached whole.
+   * Per type (keyed by resourceId): a default label selector for informers asked for without one
+   * (e.g. only the Jobs the operator made) and a transform. Types not listed are cached whole.
    */
-  byObject?: Readonly<Record<string, { labelSelector: string }>>;
+  byObject?: Readonly<Record<string, ByObject>>;
 }
 
 export interface InformerCacheOptions extends CacheOptions {
@@ -56,7 +68,8 @@ export class InformerCache {
    */
   informerFor<T extends KubeObject>(type: ResourceType<T>, selection: InformerSelection = {}): Informer<T> {
     const typeId = resourceId(type);
-    const labelSelector = selection.labelSelector ?? this.options.byObject?.[typeId]?.labelSelector ?? '';
+    const byObject = this.options.byObject?.[typeId];
+    const labelSelector = selection.labelSelector ?? byObject?.labelSelector ?? '';
     const metadataOnly = selection.metadataOnly ?? false;
     const id = informerId(typeId, labelSelector, metadataOnly);
     let informer = this.informers.get(id);
@@ -66,8 +79,9 @@ export class InformerCache {
         labelSelector: labelSelector || undefined,
         metadataOnly,
       };
-      const reflector: ReflectorOptions = metadataOnly
-        ? { ...this.options.reflector, transform: composeTransform(this.options.reflector, slimMetadata) }
+      const then = metadataOnly ? slimMetadata : byObject?.transform;
+      const reflector: ReflectorOptions = then
+        ? { ...this.options.reflector, transform: composeTransform(this.options.reflector, then) }
         : (this.options.reflector ?? {});
       informer = new Informer<KubeObject>(this.client, type, scope, this.log, reflector);
       this.informers.set(id, informer);
@@ -103,8 +117,9 @@ function informerId(typeId: string, labelSelector: string, metadataOnly: boolean
 /** The configured transform (default stripManagedFields), then `then`. */
 function composeTransform(
   options: ReflectorOptions | undefined,
-  then: <T extends KubeObject>(obj: T) => T,
+  then: (obj: KubeObject) => KubeObject,
 ): <T extends KubeObject>(obj: T) => T {
   const first = options?.transform ?? stripManagedFields;
-  return <T extends KubeObject>(obj: T) => then(first(obj));
+  // `then` keeps an object of the informer's type, with fewer fields.
+  return <T extends KubeObject>(obj: T) => then(first(obj)) as T;
 }

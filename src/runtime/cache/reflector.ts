@@ -27,7 +27,11 @@ export interface ReflectorOptions {
   /** Server-side watch timeout is drawn from [min, 2*min) seconds, like client-go. */
   minWatchTimeoutSeconds?: number;
   backoff?: JitteredBackoff;
-  /** Applied to every object before it is cached; default stripManagedFields. */
+  /**
+   * Applied to every object of an add, update or delete before it is cached or handed to handlers;
+   * what it returns is what they see (the object itself, changed, or a new one). Default
+   * stripManagedFields.
+   */
   transform?: <T extends KubeObject>(obj: T) => T;
 }
 
@@ -150,7 +154,14 @@ export class Reflector<T extends KubeObject> {
 
   private async listAndReplace(signal: AbortSignal): Promise<void> {
     this.stats.lists++;
-    const items: T[] = [];
+    // Metadata-only lists hold PartialObjectMetadata items.
+    const kind = this.scope.metadataOnly ? 'PartialObjectMetadata' : this.type.kind;
+    const apiVersion = this.scope.metadataOnly
+      ? 'meta.k8s.io/v1'
+      : this.type.group
+        ? `${this.type.group}/${this.type.version}`
+        : this.type.version;
+    const objects: T[] = [];
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
@@ -160,23 +171,17 @@ export class Reflector<T extends KubeObject> {
         continue: continueToken,
         signal,
       });
-      items.push(...(page.items ?? [])); // an empty PartialObjectMetadataList says "items": null
+      // Transformed page by page, so a relist never holds every object whole at once. An empty
+      // PartialObjectMetadataList says "items": null.
+      for (const item of page.items ?? []) {
+        item.kind ??= kind; // list items omit kind/apiVersion; watch events carry them
+        item.apiVersion ??= apiVersion;
+        objects.push(this.transform(item));
+      }
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? '';
     } while (continueToken);
-    // Metadata-only lists hold PartialObjectMetadata items.
-    const kind = this.scope.metadataOnly ? 'PartialObjectMetadata' : this.type.kind;
-    const apiVersion = this.scope.metadataOnly
-      ? 'meta.k8s.io/v1'
-      : this.type.group
-        ? `${this.type.group}/${this.type.version}`
-        : this.type.version;
-    for (const item of items) {
-      item.kind ??= kind; // list items omit kind/apiVersion; watch events carry them
-      item.apiVersion ??= apiVersion;
-      this.transform(item);
-    }
-    const delta = this.store.replace(items);
+    const delta = this.store.replace(objects);
     this.resourceVersion = resourceVersion;
     for (const obj of delta.added) this.handler.onAdd?.(obj);
     for (const { oldObj, newObj } of delta.updated) this.handler.onUpdate?.(oldObj, newObj);
@@ -185,7 +190,7 @@ export class Reflector<T extends KubeObject> {
       this.syncedFlag = true;
       this.resolveSynced();
     }
-    this.log.debug('listed', { count: items.length, resourceVersion, deleted: delta.deleted.length });
+    this.log.debug('listed', { count: objects.length, resourceVersion, deleted: delta.deleted.length });
   }
 
   private async watchOnce(signal: AbortSignal): Promise<void> {
@@ -232,16 +237,19 @@ export class Reflector<T extends KubeObject> {
   }
 
   private apply(event: WatchEvent<T>): void {
-    const obj = this.transform(event.object);
+    // Read before the transform, which sees objects only: a bookmark or an ERROR Status is none.
+    const rv = event.object.metadata?.resourceVersion;
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
+        const obj = this.transform(event.object);
         const old = this.store.upsert(obj);
         if (old) this.handler.onUpdate?.(old, obj);
         else this.handler.onAdd?.(obj);
         break;
       }
       case 'DELETED': {
+        const obj = this.transform(event.object);
         const old = this.store.remove(objectKey(obj));
         this.handler.onDelete?.(old ?? obj);
         break;
@@ -249,12 +257,11 @@ export class Reflector<T extends KubeObject> {
       case 'BOOKMARK':
         break;
       case 'ERROR': {
-        const status = obj as { code?: number; message?: string };
+        const status = event.object as { code?: number; message?: string };
         if (status.code === 410) throw new ResourceExpiredError(status.message ?? 'resource version expired');
-        throw new Error(`watch error: ${status.message ?? JSON.stringify(obj)}`);
+        throw new Error(`watch error: ${status.message ?? JSON.stringify(event.object)}`);
       }
     }
-    const rv = obj.metadata?.resourceVersion;
     if (rv) this.resourceVersion = rv;
   }
 }

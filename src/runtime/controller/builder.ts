@@ -154,7 +154,10 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
     if (this.statusOptions) {
       const writer = this.statusWriter(this.statusOptions, controller);
       controller.useStatusWriter(writer);
-      this.forInformer.addHandler({ onDelete: (obj) => writer.forget(objectKey(obj)) });
+      this.forInformer.addHandler({
+        onUpdate: (_oldObj, obj) => writer.observed(obj),
+        onDelete: (obj) => writer.forget(objectKey(obj)),
+      });
       controller.onStop(() => writer.drain());
     }
     let running = false;

@@ -70,6 +70,11 @@ export class StatusWriteQueue {
     this.#queuedIn.delete(key);
   }
 
+  /** Whether a write of `key` waits to be sent (not counting one in flight). */
+  isWaiting(key: string): boolean {
+    return this.#waiting.has(key);
+  }
+
   /** Writes waiting (not counting those in flight). */
   get pending(): number {
     return this.#waiting.size;

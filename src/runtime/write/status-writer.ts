@@ -105,7 +105,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
   latest(obj: T): StatusOf<T> | undefined {
     const key = keyOf(obj);
     const submitted = this.#submitted.get(key);
-    if (!submitted || submitted.target.uid !== obj.metadata?.uid) return obj.status as StatusOf<T>;
+    if (!submitted || submitted.target.uid !== obj.metadata?.uid) return this.#cachedStatus(obj);
     const { strategy } = this.#options;
     if (!this.#busy(key) && strategy.has(obj.status, submitted.status)) {
       this.#submitted.delete(key); // the cache has caught up: keep no second copy
@@ -146,6 +146,43 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     }
   }
 
+  /**
+   * The cache shows `obj` as it is now. Once it shows what was handed over for it, and the write of
+   * it, the writer lets its own copies go: between reconciles (a status write does not wake its own
+   * controller) they would be a second copy of every status, and a stale one for latest() should
+   * anyone else change the status later.
+   */
+  observed(obj: T): void {
+    const key = keyOf(obj);
+    if (this.#busy(key)) return;
+    const uid = obj.metadata?.uid;
+    const submitted = this.#submitted.get(key);
+    if (
+      submitted &&
+      submitted.target.uid === uid &&
+      this.#options.strategy.has(obj.status, submitted.status)
+    ) {
+      this.#submitted.delete(key);
+    }
+    const written = this.#written.get(key);
+    // The cache holds our write and nothing newer was handed over: it alone says what the server has.
+    const inCache =
+      written !== undefined &&
+      written.uid === uid &&
+      written.writtenResourceVersion !== undefined &&
+      written.writtenResourceVersion === obj.metadata?.resourceVersion;
+    if (inCache && !this.#submitted.has(key)) this.#written.delete(key);
+  }
+
+  /**
+   * `obj`'s status as the cache has it now. A reconcile's copy of `obj` may be older than the cache,
+   * which may already show a write the writer has since let go of (observed()).
+   */
+  #cachedStatus(obj: T): StatusOf<T> | undefined {
+    const current = this.#options.cache.get(obj.metadata?.namespace, obj.metadata?.name ?? '');
+    return (current?.metadata?.uid === obj.metadata?.uid ? current : obj)?.status as StatusOf<T> | undefined;
+  }
+
   /** Forgets `key`: its object is gone. */
   forget(key: string): void {
     this.#clearHeld(key);
@@ -177,8 +214,9 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     return { ...computed, observedGeneration: generation };
   }
 
+  /** A write of `key` is held, waiting or in flight: what was handed over may not be on the server yet. */
   #busy(key: string): boolean {
-    return this.#held.has(key) || this.#inFlight.has(key);
+    return this.#held.has(key) || this.#queue.isWaiting(key) || this.#inFlight.has(key);
   }
 
   #clearHeld(key?: string): void {
@@ -205,7 +243,10 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
       this.#written.delete(key);
       return;
     }
-    if (this.#serverHas(key, current, next)) return;
+    if (this.#serverHas(key, current, next)) {
+      this.observed(current);
+      return;
+    }
     const token = {};
     this.#inFlight.set(key, token);
     try {
@@ -222,6 +263,9 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     } finally {
       if (this.#inFlight.get(key) === token) this.#inFlight.delete(key);
     }
+    // The watch event of the write may have come before its response.
+    const now = cache.get(target.namespace, target.name);
+    if (now) this.observed(now);
   }
 
   /** Whether the server already has `next` as (part of) the status of `current` (same uid). */

@@ -52,6 +52,12 @@ function withMeta(p: V1Pod, metadata: V1Pod['metadata']): V1Pod {
   return { ...p, metadata: { ...p.metadata, namespace: 'ns', ...metadata } };
 }
 
+/** Whether a JSON Patch tests the object's resourceVersion. */
+const testsResourceVersion = (patch: unknown): boolean =>
+  (patch as { op: string; path: string; value?: unknown }[]).some(
+    (o) => o.op === 'test' && o.path === '/metadata/resourceVersion' && typeof o.value === 'string',
+  );
+
 const quota = () =>
   new ApiError(
     403,
@@ -186,6 +192,8 @@ describe('BasicReplicaSetReconciler', () => {
   });
 
   describe('deleting pods', () => {
+    // Pods tied on every criterion go in name order; the names are such that this order alone would
+    // pick other pods, so only the criterion a case shows (as the cache has it) picks its victims.
     const ready = (since = NOW - HOUR): PodOptions => ({ node: 'n1', readySince: since });
     const cases: { what: string; replicas: number; pods: [string, PodOptions][]; deleted: string[] }[] = [
       {
@@ -204,25 +212,25 @@ describe('BasicReplicaSetReconciler', () => {
         replicas: 1,
         pods: [
           ['long-ready', ready(NOW - HOUR)],
-          ['just-ready', ready(NOW - 10_000)],
+          ['rookie', ready(NOW - 10_000)],
         ],
-        deleted: ['just-ready'],
+        deleted: ['rookie'],
       },
       {
         what: 'the lower pod-deletion-cost first',
         replicas: 2,
         pods: [
           ['dear', { ...ready(), deletionCost: '1000' }],
-          ['cheap', { ...ready(), deletionCost: '-5' }],
+          ['spare', { ...ready(), deletionCost: '-5' }],
           ['plain', ready()],
         ],
-        deleted: ['cheap'],
+        deleted: ['spare'],
       },
       {
         what: 'more restarts first',
         replicas: 1,
         pods: [
-          ['steady', { ...ready(), restarts: [0] }],
+          ['calm', { ...ready(), restarts: [0] }],
           ['crashy', { ...ready(), restarts: [7] }],
         ],
         deleted: ['crashy'],
@@ -232,9 +240,9 @@ describe('BasicReplicaSetReconciler', () => {
         replicas: 1,
         pods: [
           ['older', { node: 'n1', readySince: true, created: NOW - 2 * HOUR }],
-          ['newer', { node: 'n1', readySince: true, created: NOW - 60_000 }],
+          ['young', { node: 'n1', readySince: true, created: NOW - 60_000 }],
         ],
-        deleted: ['newer'],
+        deleted: ['young'],
       },
     ];
     for (const c of cases) {
@@ -279,6 +287,10 @@ describe('BasicReplicaSetReconciler', () => {
         ['get BasicReplicaSet web', 'patch Pod stray'],
         'no create: the orphan is the replica',
       );
+      assert.ok(
+        testsResourceVersion(h.client.writes({ verb: 'patch' })[0]?.body),
+        'decided on the cached copy: the adoption tests its resourceVersion',
+      );
       const adopted = await h.cluster.server.get(CoreTypes.Pod, 'ns', 'stray');
       assert.deepEqual(adopted.metadata?.labels, { app: 'web', ...MARKER });
       assert.deepEqual(adopted.metadata?.ownerReferences, [controllerReference(set(1), BASIC_REPLICA_SET)]);
@@ -299,6 +311,10 @@ describe('BasicReplicaSetReconciler', () => {
       const h = await setup(set(3), ownedPod('a'), orphan('kept', { app: 'web', ...MARKER }));
       await h.reconcile('web');
       assert.deepEqual(h.client.writeSummary(), ['patch Pod kept', 'create Pod web-00001']);
+      assert.ok(
+        testsResourceVersion(h.client.writes({ verb: 'patch' })[0]?.body),
+        'decided on the cached copy: the adoption tests its resourceVersion',
+      );
       assert.equal(h.expectations.get(KEY)?.adds, 1, 'only the created pod is awaited');
     });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { InformerCache } from '../../../src/runtime/cache/informer-cache.ts';
 import { slimMetadata } from '../../../src/runtime/cache/reflector.ts';
 import {
@@ -12,6 +12,7 @@ import {
 import type { KubeObject, ObjectList } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType, resourceId } from '../../../src/runtime/client/resource.ts';
 import { rootLogger } from '../../../src/runtime/log.ts';
+import { waitFor } from '../../support/wait.ts';
 
 /** Records what each informer lists (always nothing); its watches wait for the end. */
 class RecordingClient extends KubeClient {
@@ -117,5 +118,84 @@ describe('slimMetadata', () => {
       'resourceVersion',
       'uid',
     ]);
+  });
+});
+
+/**
+ * Lists one pod (managedFields and all) whose resourceVersion counts the lists of that selection;
+ * the first watch of each selection ends with a 410 ERROR, later ones wait.
+ */
+class OnePodClient extends KubeClient {
+  readonly lists = new Map<string, number>();
+
+  override async list<T extends KubeObject>(
+    _type: ResourceType<T>,
+    options: ListOptions = {},
+  ): Promise<ObjectList<T>> {
+    const scope = `${options.labelSelector}|${options.metadataOnly}`;
+    const count = (this.lists.get(scope) ?? 0) + 1;
+    this.lists.set(scope, count);
+    const pod: V1Pod = {
+      metadata: {
+        name: 'p',
+        namespace: 'ns',
+        resourceVersion: String(count),
+        managedFields: [{ manager: 'm' }],
+      },
+      spec: { containers: [{ name: 'app', image: 'app:1' }], nodeName: 'n1' },
+    };
+    return { items: [pod as T], metadata: { resourceVersion: String(count) } };
+  }
+
+  override async *watch<T extends KubeObject>(
+    _type: ResourceType,
+    options: WatchOptions = {},
+  ): AsyncGenerator<WatchEvent<T>> {
+    if (options.resourceVersion === '1') {
+      yield { type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old' } as unknown as T };
+    }
+    await new Promise((resolve) => options.signal?.addEventListener('abort', resolve, { once: true }));
+  }
+}
+
+describe('InformerCache transforms', () => {
+  it("applies the type's transform after managedFields are stripped, to full informers only; a 410 still relists", async () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const client = new OnePodClient(kc);
+    const seen: KubeObject[] = [];
+    const nodeOnly = (obj: KubeObject): KubeObject => {
+      seen.push(structuredClone(obj));
+      return { metadata: obj.metadata, spec: { nodeName: (obj as V1Pod).spec?.nodeName } } as V1Pod;
+    };
+    const cache = new InformerCache(client, rootLogger('error'), {
+      byObject: { [resourceId(CoreTypes.Pod)]: { transform: nodeOnly } },
+    });
+    const pods = cache.informerFor(CoreTypes.Pod);
+    const selected = cache.informerFor(CoreTypes.Pod, { labelSelector: 'app=web' });
+    const metadata = cache.informerFor(CoreTypes.Pod, { metadataOnly: true });
+    const stop = new AbortController();
+    cache.start(stop.signal);
+    const relisted = () => [...client.lists.values()].every((n) => n === 2);
+    try {
+      await cache.waitForSync();
+      await waitFor('each 410 to be followed by a relist', relisted, { timeoutMs: 5000 });
+    } finally {
+      stop.abort();
+      await cache.stopped();
+    }
+
+    for (const informer of [pods, selected]) {
+      assert.deepEqual(informer.get('ns', 'p')?.spec, { nodeName: 'n1' });
+      assert.equal(informer.get('ns', 'p')?.metadata?.resourceVersion, '2', 'relisted after the ERROR');
+    }
+    assert.equal(metadata.get('ns', 'p')?.spec?.containers?.length, 1, 'not transformed: only slimmed');
+    assert.equal(seen.length, 4, 'the full informers each transformed one pod per list, nothing else');
+    assert.ok(seen.every((obj) => obj.metadata?.managedFields === undefined));
   });
 });

@@ -3,7 +3,7 @@
 // claims, pod and restore Jobs it creates, what it deletes on deletion, its status, requeues and events.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import {
   MACHINE,
   type Machine,
@@ -112,6 +112,57 @@ describe('MachineReconciler', () => {
     assert.equal(condition(h, 'Ready')?.reason, 'PodReady');
     assert.deepEqual(h.eventSummary(), ['Normal Running']);
   });
+
+  // Another container's status comes first: the Machine's own is found by name.
+  const sidecar = { name: 'sidecar', image: 'log:1', imageID: '', ready: false, restartCount: 0 };
+  const failedPods: { what: string; status: V1PodStatus; message: RegExp }[] = [
+    {
+      what: 'its container ended',
+      status: {
+        phase: 'Failed',
+        containerStatuses: [
+          { ...sidecar, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+          { ...sidecar, name: 'machine', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } },
+        ],
+      },
+      message: /^pod web has failed: container machine terminated \(OOMKilled\) with exit code 137;/,
+    },
+    {
+      what: 'evicted, after its container had ended once',
+      status: {
+        phase: 'Failed',
+        reason: 'Evicted',
+        message: 'The node was low on resource: memory.',
+        containerStatuses: [
+          sidecar,
+          {
+            ...sidecar,
+            name: 'machine',
+            state: {},
+            lastState: { terminated: { exitCode: 1, reason: 'Error' } },
+          },
+        ],
+      },
+      message:
+        /^pod web has failed: Evicted; The node was low on resource: memory\.; container machine terminated \(Error\) with exit code 1;/,
+    },
+  ];
+  for (const f of failedPods) {
+    it(`a pod that failed (${f.what}): Failed, saying why, a Warning, and the pod kept`, async () => {
+      const m = machine(NO_BACKUP);
+      const h = await setup(m, (c) => {
+        for (const v of m.spec.volumes!)
+          c.seed(CoreTypes.PersistentVolumeClaim, { ...desiredClaim(m, v), status: { phase: 'Bound' } });
+        c.seed(CoreTypes.Pod, { ...desiredPod(m), status: f.status });
+      });
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writes(), [], 'the failed pod stays for a person to look at');
+      assert.equal(h.status.last('web')?.phase, 'Failed');
+      assert.equal(condition(h, 'Ready')?.reason, 'PodFailed');
+      assert.match(condition(h, 'Ready')?.message ?? '', f.message);
+      assert.deepEqual(h.eventSummary(), ['Warning PodFailed']);
+    });
+  }
 
   it('backup policy OnDelete: creates nothing until the finalizer is there, and needs no requeue meanwhile', async () => {
     const h = await setup(machine());
@@ -300,6 +351,18 @@ describe('MachineReconciler', () => {
         metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: 'old/data' } },
       });
       assert.deepEqual(h.eventSummary(), ['Normal RestoreCompleted', 'Normal PodCreated']);
+    });
+
+    it('a claim already marked restored: no restore Job, not even with the backup gone, and the pod', async () => {
+      const m = machine({ ...NO_BACKUP, ...RESTORING });
+      const claim = desiredClaim(m, m.spec.volumes![0]!);
+      claim.metadata = { ...claim.metadata, annotations: { [RESTORED_FROM_ANNOTATION]: 'old/data' } };
+      const h = await setup(m, (c) =>
+        c.seed(CoreTypes.PersistentVolumeClaim, { ...claim, status: { phase: 'Bound' } }),
+      );
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writeSummary(), ['create Pod web']);
+      assert.equal(condition(h, 'VolumesReady')?.reason, 'ClaimsBound');
     });
 
     it('a VolumeBackup that does not exist: Pending with BackupNotFound and a Warning, no pod', async () => {

@@ -138,6 +138,22 @@ describe('VolumeBackupReconciler', () => {
     assert.equal(ready(h)?.reason, 'BackupInProgress');
   });
 
+  it('a source claim that reports no capacity yet: the backup claim asks for its request, of its class', async () => {
+    const h = await setup(backup(), (c) => {
+      const [claim] = c.server.list(CoreTypes.PersistentVolumeClaim);
+      c.server.delete(CoreTypes.PersistentVolumeClaim, 'ns', 'web-data');
+      c.seed(CoreTypes.PersistentVolumeClaim, {
+        ...claim!,
+        spec: { ...claim!.spec, resources: { requests: { storage: '3Gi' } }, storageClassName: 'fast' },
+        status: { phase: 'Bound' },
+      });
+    });
+    await h.reconcile(NAME);
+    const claim = h.client.writes({ kind: 'PersistentVolumeClaim' })[0]?.body as V1PersistentVolumeClaim;
+    assert.equal(claim.spec?.resources?.requests?.storage, '3Gi');
+    assert.equal(claim.spec?.storageClassName, 'fast');
+  });
+
   it('retries a failed copy after its pause (requeued for it), with a CopyRetried Warning', async () => {
     const h = await setup(running(), (c) => {
       c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims());
@@ -161,6 +177,19 @@ describe('VolumeBackupReconciler', () => {
     assert.equal(h.status.last(NAME)?.attempts, 3);
   });
 
+  it('a failed copy whose condition has no time: its pause counts from the Job completion time', async () => {
+    const failed = copyJob('data', 1, { type: 'Failed', at: NOW });
+    failed.status = {
+      conditions: failed.status!.conditions!.map(({ lastTransitionTime: _, ...c }) => c),
+      completionTime: new Date(NOW - 2000).toISOString() as unknown as Date,
+    };
+    const h = await setup(running(), (c) => {
+      c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims());
+      c.seed(CoreTypes.Job, failed, copyJob('logs', 1, { type: 'Complete', at: NOW }));
+    });
+    assert.deepEqual(await h.reconcile(NAME), { requeueAfterMs: 8000 });
+  });
+
   it('gives up after the last attempt: Failed with the last failure and a Warning, no requeue', async () => {
     const failed = (n: number) => copyJob('data', n, { type: 'Failed', at: NOW - MINUTE });
     const h = await setup(running(), (c) => {
@@ -179,7 +208,7 @@ describe('VolumeBackupReconciler', () => {
     assert.equal(ready(h)?.reason, 'BackupFailed');
     assert.match(
       ready(h)?.message ?? '',
-      /volume data: 3 of 3 copy attempts failed; last: copy Job web-0b7c9a52-data-3 failed/,
+      /volume data: 3 of 3 copy attempts failed; last: copy Job web-0b7c9a52-data-3 failed: BackoffLimitExceeded: Job has reached the specified backoff limit/,
     );
     assert.deepEqual(h.eventSummary(), ['Warning BackupFailed']);
   });
@@ -236,6 +265,94 @@ describe('VolumeBackupReconciler', () => {
     assert.deepEqual(h.eventSummary(), ['Warning DeadlineExceeded']);
   });
 
+  describe('past its deadline with a copy Job still running', () => {
+    const late = () => backup({ phase: 'Running', startTime: new Date(NOW - HOUR - MINUTE).toISOString() });
+    const copying =
+      (job: V1Job = copyJob('data', 1)) =>
+      (c: FakeCluster) => {
+        c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims());
+        c.seed(CoreTypes.Job, job, copyJob('logs', 1, { type: 'Complete', at: NOW - HOUR }));
+      };
+    const container = { name: 'copy', image: IMAGE, imageID: '', ready: false, restartCount: 0 };
+    const pods: { what: string; status: V1Pod['status']; says: RegExp }[] = [
+      {
+        what: 'not scheduled',
+        status: {
+          phase: 'Pending',
+          conditions: [
+            {
+              type: 'PodScheduled',
+              status: 'False',
+              reason: 'Unschedulable',
+              message: '0/4 nodes are available: 4 Insufficient cpu.',
+            },
+          ],
+        },
+        says: /copy pod web-0b7c9a52-data-1-abcde is Pending, not scheduled: 0\/4 nodes are available/,
+      },
+      {
+        what: 'not scheduled, no message',
+        status: {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }],
+        },
+        says: /copy pod web-0b7c9a52-data-1-abcde is Pending, not scheduled: Unschedulable/,
+      },
+      {
+        what: 'its container waiting',
+        status: {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'True' }],
+          containerStatuses: [
+            {
+              ...container,
+              state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "busybox"' } },
+            },
+          ],
+        },
+        says: /copy pod web-0b7c9a52-data-1-abcde is Pending: ImagePullBackOff: Back-off pulling image "busybox"/,
+      },
+    ];
+    for (const p of pods) {
+      it(`its pod ${p.what}: DeadlineExceeded says where the pod is stuck`, async () => {
+        const h = await setup(late(), (c) => {
+          copying()(c);
+          const [job] = c.server.list(CoreTypes.Job).filter((j) => j.metadata?.name === `${NAME}-data-1`);
+          c.seed(CoreTypes.Pod, {
+            metadata: {
+              name: `${NAME}-data-1-abcde`,
+              namespace: 'ns',
+              labels: { 'app.kubernetes.io/managed-by': 'basic-operator' },
+              ownerReferences: [controllerReference(job!, CoreTypes.Job)],
+            },
+            status: p.status,
+          });
+        });
+        assert.equal(await h.reconcile(NAME), undefined);
+        assert.equal(ready(h)?.reason, 'DeadlineExceeded');
+        assert.match(ready(h)?.message ?? '', p.says);
+      });
+    }
+
+    for (const had of ['active', 'ready', 'succeeded', 'failed'] as const) {
+      it(`a Job that had a pod (${had}), gone now: says so, without looking for why none was created`, async () => {
+        const job = copyJob('data', 1);
+        job.status = { [had]: 1 };
+        const h = await setup(late(), copying(job));
+        assert.equal(await h.reconcile(NAME), undefined);
+        assert.match(
+          ready(h)?.message ?? '',
+          /copy Job web-0b7c9a52-data-1 has no pod \(see kubectl describe job/,
+        );
+        assert.deepEqual(
+          h.client.actions.filter((a) => a.kind === 'Event'),
+          [],
+          'its FailedCreate Events are not read',
+        );
+      });
+    }
+  });
+
   describe('names taken and refusals', () => {
     it('never copies into a claim of the backup claim name that is not its own', async () => {
       const theirs: V1PersistentVolumeClaim = {
@@ -281,6 +398,21 @@ describe('VolumeBackupReconciler', () => {
         /backup claim web-0b7c9a52-data refused: .*forbidden: exceeded quota/,
       );
       assert.deepEqual(h.eventSummary(), ['Warning BackupFailed']);
+    });
+
+    it('a source claim being deleted: fails at once, saying so', async () => {
+      const h = await setup(backup(), (c) => {
+        const [claim] = c.server.list(CoreTypes.PersistentVolumeClaim);
+        c.server.delete(CoreTypes.PersistentVolumeClaim, 'ns', 'web-data');
+        c.seed(CoreTypes.PersistentVolumeClaim, {
+          ...claim!,
+          metadata: { ...claim!.metadata, finalizers: ['kubernetes.io/pvc-protection'] },
+        });
+        c.server.delete(CoreTypes.PersistentVolumeClaim, 'ns', 'web-data');
+      });
+      await h.reconcile(NAME);
+      assert.equal(h.status.last(NAME)?.phase, 'Failed');
+      assert.match(ready(h)?.message ?? '', /source claim web-data is being deleted; .*foreground/);
     });
 
     it('a source claim already gone (a foreground deletion): fails at once, saying so', async () => {

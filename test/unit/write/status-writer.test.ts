@@ -63,9 +63,10 @@ function recordingClient(fail?: (request: PatchRequest) => Error | undefined) {
 
 function writerFor(options: {
   client: KubeClient;
-  cached: () => Thing | undefined;
+  cached: (namespace: string | undefined, name: string) => Thing | undefined;
   strategy?: StatusStrategy;
   progress?: ProgressOptions<ThingStatus>;
+  concurrency?: number;
   errors?: string[];
 }) {
   return new BackgroundStatusWriter<Thing>({
@@ -75,6 +76,7 @@ function writerFor(options: {
     strategy: options.strategy ?? replaceWholeStatus,
     setObservedGeneration: options.strategy === undefined,
     progress: options.progress,
+    concurrency: options.concurrency,
     signal: new AbortController().signal,
     onError: (key) => options.errors?.push(key),
   });
@@ -130,6 +132,56 @@ describe('BackgroundStatusWriter', () => {
     w.write(thing('u1'), { phase: 'Newer' });
     await w.drain();
     assert.equal(sent.length, 0);
+  });
+
+  it('keeps no copy of a status once the cache shows it written: a later change by another hand is the latest', async () => {
+    const { client, sent } = recordingClient();
+    const old = thing('u1', { phase: 'Old' });
+    let cached: Thing = old;
+    const w = writerFor({ client, cached: () => cached });
+    w.write(cached, { phase: 'Ours' });
+    await w.drain();
+    // The cache shows our write (resourceVersion 101, what the client answered), with no reconcile.
+    cached = {
+      ...thing('u1', { phase: 'Ours', observedGeneration: 1 }),
+      metadata: { ...old.metadata, resourceVersion: '101' },
+    };
+    w.observed(cached);
+    assert.equal(w.latest(old)?.phase, 'Ours', 'a reconcile holding an older copy gets what the cache has');
+    cached = {
+      ...cached,
+      metadata: { ...cached.metadata, resourceVersion: '102' },
+      status: { phase: 'Theirs' },
+    };
+    assert.equal(w.latest(cached)?.phase, 'Theirs');
+    // Nor of the write: the same status again is compared with the cache, which now has another.
+    w.write(cached, { phase: 'Ours' });
+    await w.drain();
+    assert.equal(sent.length, 2);
+  });
+
+  it('a write waiting its turn is sent even when the cache shows that status: the server may have a newer one of ours', async () => {
+    let release = () => {};
+    const sent: string[] = [];
+    const client = {
+      patch: async (_type: unknown, request: PatchRequest) => {
+        sent.push(`${request.name} ${(statusSent(request) as ThingStatus).phase}`);
+        if (request.name === 'b') await new Promise<void>((resolve) => (release = resolve));
+        return { metadata: { resourceVersion: String(sent.length + 100) } };
+      },
+    } as unknown as KubeClient;
+    const a = thing('u1', { phase: 'One', observedGeneration: 1 }); // the cache lags: it shows One
+    const b = { ...thing('u2'), metadata: { ...thing('u2').metadata, name: 'b' } };
+    const w = writerFor({ client, cached: (_ns, name) => (name === 'b' ? b : a), concurrency: 1 });
+    w.write(a, { phase: 'Two' });
+    await w.drain(); // the server has Two
+    w.write(b, { phase: 'X' }); // in flight, holding the only slot
+    w.write(a, { phase: 'One' }); // back to One: waits for the slot
+    assert.equal(w.latest(a)?.phase, 'One');
+    w.observed(a);
+    release();
+    await w.drain();
+    assert.deepEqual(sent, ['a Two', 'b X', 'a One']);
   });
 
   it('holds progress-only changes for the interval and then sends the latest; an urgent one goes at once', async () => {

@@ -1,0 +1,104 @@
+// What the operator's cache keeps of the core objects it caches: only the fields some controller
+// reads. Nothing reads a pod's spec but its node, nor its IPs, image IDs or probe times: a cached kwok
+// pod takes about 1.5 KB of heap with these shapes instead of 5 KB (`npm run bench:cache`).
+//
+// The rule: a controller that starts reading another field of a cached Pod, Job or
+// PersistentVolumeClaim adds it here, or it reads undefined. The reconciler tests run on objects
+// transformed by these shapes (FakeCluster builds its informers with operatorManagerOptions), so a
+// reconcile that needs a dropped field fails there; test/unit/cache/operator-transforms.test.ts shows
+// what is kept of a kwok pod. The operator's own resources are cached whole: their reconcilers and
+// status writers read spec and status throughout.
+import type {
+  V1Job,
+  V1JobCondition,
+  V1ObjectMeta,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodCondition,
+} from '@kubernetes/client-node';
+import type { Shape } from '../runtime/cache/keep-fields.ts';
+import { POD_DELETION_COST_ANNOTATION } from './basicreplicaset/logic/pod-state.ts';
+import { RESTORED_FROM_ANNOTATION } from './machine/names.ts';
+
+/**
+ * What the runtime's metadata-only caches keep too (slimMetadata): identity (keys, uid
+ * preconditions; the store compares resourceVersions after a relist, adoption's patch tests it),
+ * labels (selectors, the marker, adoption), owners (controller references, the owner index;
+ * adoption's patch tests the whole list), deletion (active or terminating) and age (deletion ranking).
+ */
+const METADATA = {
+  name: true,
+  namespace: 'shared',
+  uid: true,
+  resourceVersion: true,
+  creationTimestamp: 'shared',
+  deletionTimestamp: 'shared',
+  labels: 'shared',
+  ownerReferences: 'shared',
+} as const satisfies Shape<V1ObjectMeta>;
+
+/** What the object is: what a reader of any object expects (an Event's reference names it). */
+const TYPE = { apiVersion: 'shared', kind: 'shared' } as const;
+
+const CONDITION = {
+  type: 'shared',
+  status: 'shared',
+  lastTransitionTime: 'shared',
+  reason: 'shared',
+  message: 'shared',
+} as const satisfies Shape<V1PodCondition> & Shape<V1JobCondition>;
+
+export const POD_FIELDS: Shape<V1Pod> = {
+  ...TYPE,
+  // The deletion cost ranks pods for scale-down (basicreplicaset/logic/deletion-order.ts).
+  metadata: { ...METADATA, annotations: { [POD_DELETION_COST_ANNOTATION]: true } },
+  // Pods on no node go first, and pods sharing a node with more related pods (deletion-order.ts).
+  spec: { nodeName: 'shared' },
+  status: {
+    // Active, finished (every controller); the Machine's phase (machine/observe.ts).
+    phase: 'shared',
+    // Why a Machine pod failed (machine/observe.ts).
+    reason: 'shared',
+    message: 'shared',
+    // Ready and its time: readiness, availability, deletion ranking (basicreplicaset/logic/pod-state.ts),
+    // the Machine's Ready (machine/observe.ts); why a copy pod is not scheduled (volumebackup/deadline.ts).
+    conditions: CONDITION,
+    containerStatuses: {
+      name: 'shared',
+      // Deletion ranking (pod-state.ts maxContainerRestarts).
+      restartCount: true,
+      // Why a container waits (volumebackup/deadline.ts) or ended (machine/observe.ts).
+      state: {
+        waiting: { reason: 'shared', message: 'shared' },
+        terminated: { exitCode: true, reason: 'shared' },
+      },
+      lastState: { terminated: { exitCode: true, reason: 'shared' } },
+    },
+  },
+};
+
+export const JOB_FIELDS: Shape<V1Job> = {
+  ...TYPE,
+  // Role, volume and attempt labels (machine/reconciler.ts, volumebackup/progress.ts).
+  metadata: METADATA,
+  status: {
+    // Complete or Failed, why and when (machine/restore.ts, volumebackup/progress.ts).
+    conditions: CONDITION,
+    completionTime: true,
+    // Whether the Job ever had a pod (volumebackup/deadline.ts).
+    active: true,
+    succeeded: true,
+    failed: true,
+    ready: true,
+  },
+};
+
+export const CLAIM_FIELDS: Shape<V1PersistentVolumeClaim> = {
+  ...TYPE,
+  // A restored claim is marked (machine/restore.ts).
+  metadata: { ...METADATA, annotations: { [RESTORED_FROM_ANNOTATION]: true } },
+  // A backup claim is as big as its source, of the same class (volumebackup/children.ts).
+  spec: { resources: { requests: true }, storageClassName: 'shared' },
+  // Bound or not (machine/reconciler.ts); the source's capacity (volumebackup/children.ts).
+  status: { phase: 'shared', capacity: true },
+};

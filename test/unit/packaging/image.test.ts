@@ -84,10 +84,12 @@ describe('the container image', () => {
     const lastFrom = [...dockerfile.matchAll(/^FROM (.*)$/gm)].map((m) => m[1]).at(-1);
     assert.match(lastFrom ?? '', /^\$\{RUNTIME_IMAGE\}$/, 'the last stage runs on RUNTIME_IMAGE');
     assert.match(dockerfile, /^USER 65532:65532$/m);
+    // node itself, its flags (source maps, the heap sized from the memory limit), then the script.
     assert.match(
       dockerfile,
-      /^ENTRYPOINT \["\/nodejs\/bin\/node", "--enable-source-maps", "dist\/main\.js"\]$/m,
+      /^ENTRYPOINT \["\/nodejs\/bin\/node", "--enable-source-maps", ("--[a-z-]+=[0-9]+", )*"dist\/main\.js"\]$/m,
     );
+    assert.match(dockerfile, /"--max-old-space-size-percentage=\d+"/);
     assert.match(dockerfile, /npm install --omit=dev/);
     assert.match(dockerfile, /RUN npm run build/);
   });

@@ -99,6 +99,8 @@ const { values } = parseArgs({
      * default limit), a quantity such as "1Gi", or "none".
      */
     'operator-memory-limit': { type: 'string', default: 'chart' },
+    /** Start the operator with the image's Node flags (--no-image-node-flags: V8's defaults, to compare). */
+    'image-node-flags': { type: 'boolean', default: true },
     /** Extra Node flags for the operator, after the image's (experiments: "--max-semi-space-size=8"). */
     'node-flags': { type: 'string', default: '' },
     /** Write a V8 heap snapshot of the operator, taken with its live heap, to this file. */
@@ -212,6 +214,8 @@ interface SideResult {
   timeline: number[];
   peakRssMiB?: number;
   cpuSeconds?: number;
+  /** RSS once the side's workload is settled, after the idle window. */
+  settledRssMiB?: number;
   /** The memory limit the operator ran in (a cgroup), if any. */
   memoryLimitMiB?: number;
   /** The operator's live heap after a full GC, at the end of its side. */
@@ -390,6 +394,7 @@ async function kcmSide(): Promise<SideResult> {
           },
         ),
       );
+      result.settledRssMiB = procStats(pid).rssKiB / 1024;
     }
   } finally {
     stop.abort();
@@ -511,7 +516,7 @@ function startOperator(ns: string, ports: { metrics: number; health: number; ins
   return new OperatorProcess({
     name: 'operator',
     ...node([
-      ...imageNodeFlags(),
+      ...(values['image-node-flags'] ? imageNodeFlags() : []),
       ...values['node-flags'].split(' ').filter(Boolean),
       `--inspect-port=127.0.0.1:${ports.inspector}`,
       ...(values['profile-operator'] ? ['--cpu-prof', `--cpu-prof-dir=${values['profile-operator']}`] : []),
@@ -624,6 +629,7 @@ async function operatorSide(): Promise<SideResult> {
           },
         ),
       );
+      result.settledRssMiB = procStats(pid).rssKiB / 1024;
       result.heap = await heapAfterGc(pid, ports.inspector, values['heap-snapshot']);
     } finally {
       stop.abort();
@@ -750,7 +756,12 @@ function report({
       : []),
     ...(op?.heap
       ? [
-          `operator heap after a full GC: ${f(mib(op.heap.usedBytes))} MiB live of ${f(mib(op.heap.totalBytes))} MiB held (peak RSS ${f(op.peakRssMiB)} MiB)`,
+          `operator heap after a full GC: ${f(mib(op.heap.usedBytes))} MiB live of ${f(mib(op.heap.totalBytes))} MiB held (peak RSS ${f(op.peakRssMiB)} MiB, settled RSS ${f(op.settledRssMiB)} MiB${op.memoryLimitMiB ? `, limit ${op.memoryLimitMiB} MiB` : ''})`,
+        ]
+      : []),
+    ...(kcm?.settledRssMiB !== undefined || op?.settledRssMiB !== undefined
+      ? [
+          `RSS once settled (after the idle window): kube-controller-manager ${f(kcm?.settledRssMiB)} MiB, basic-operator ${f(op?.settledRssMiB)} MiB`,
         ]
       : []),
     ...(kcm?.idle ? [`idle, kube-controller-manager: ${describeIdle(kcm.idle)}`] : []),

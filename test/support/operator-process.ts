@@ -51,6 +51,8 @@ export interface OperatorProcessOptions {
 export interface ProcStats {
   /** Peak resident set size (VmHWM). */
   rssPeakKiB: number;
+  /** Resident set size now (VmRSS). */
+  rssKiB: number;
   /** User plus system CPU time, in clock ticks (1/100 s). */
   cpuTicks: number;
 }
@@ -231,8 +233,9 @@ function parseLine(line: string): LogLine {
 export function procStats(pid: number): ProcStats {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { rssPeakKiB: hwm, cpuTicks: Number(stat[11]) + Number(stat[12]) };
+  return { rssPeakKiB: hwm, rssKiB: rss, cpuTicks: Number(stat[11]) + Number(stat[12]) };
 }
 
 /** A free TCP port on the loopback interface. */

@@ -80,7 +80,10 @@ const { values } = parseArgs({
     'fresh-control-plane': { type: 'boolean', default: true },
     /** Scale-ups timed once a side is ready (0: none). */
     'latency-changes': { type: 'string', default: '50' },
-    /** Quiet time before the idle window: the last change's status writes and the held progress writes. */
+    /**
+     * Quiet time before the reaction latency and the idle window: the last status writes, the held
+     * progress writes and the Events of the work before them.
+     */
     'settle-seconds': { type: 'string', default: '10' },
     /** The window over which the settled side's idle cost is measured (0: none). */
     'idle-seconds': { type: 'string', default: '60' },
@@ -313,6 +316,7 @@ async function settledMeasures(
 ): Promise<Pick<SideResult, 'latency' | 'idle'>> {
   const result: Pick<SideResult, 'latency' | 'idle'> = {};
   if (LATENCY_CHANGES > 0) {
+    await sleep(Number(values['settle-seconds']) * 1000); // the system idle before the first change
     log(`  reaction latency: ${LATENCY_CHANGES} scale-ups, one at a time`);
     result.latency = await reactionLatency({
       deployments: N,

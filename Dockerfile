@@ -43,8 +43,8 @@ USER 65532:65532
 EXPOSE 8080 8081
 # node is PID 1 and the operator handles SIGTERM itself (graceful shutdown, lease release). The
 # entrypoint is the full command so `args:` in a pod spec (or `docker run IMAGE --help`) become flags.
-# Memory (docs/memory.md): the old space is sized from the container's memory limit (60% of it, the
-# rest for the young generation, code and buffers); a small young generation and a fixed 1.5x heap
-# growth keep the peak near the live set. `npm run bench` starts the operator with these same flags.
-ENTRYPOINT ["/nodejs/bin/node", "--enable-source-maps", "--max-old-space-size-percentage=60", "--max-semi-space-size=4", "--heap-growing-percent=50", "dist/main.js"]
+# Memory (docs/memory.md): the heap is sized from the container's memory limit, 60% of it for the old
+# space, the rest for the young generation (V8 scales it with the old space), code and buffers.
+# `npm run bench` starts the operator with these same flags.
+ENTRYPOINT ["/nodejs/bin/node", "--enable-source-maps", "--max-old-space-size-percentage=60", "dist/main.js"]
 CMD []

@@ -48,7 +48,13 @@ export function registerBasicDeploymentController(manager: Manager): void {
     // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).
     .for(BASIC_DEPLOYMENT, any(generationChanged, annotationsChanged))
     .status({
-      progress: { counts: PROGRESS_COUNTS, reasons: IN_PROGRESS_REASONS, intervalMs: PROGRESS_INTERVAL_MS },
+      progress: {
+        counts: PROGRESS_COUNTS,
+        reasons: IN_PROGRESS_REASONS,
+        intervalMs: PROGRESS_INTERVAL_MS,
+        // Ready is what `kubectl wait` and the users' tools wait for: never held.
+        done: (status) => status.ready === true,
+      },
     })
     .owns(BASIC_REPLICA_SET)
     // Orphan sets wake the deployments that may adopt them (upstream getDeploymentsForReplicaSet).

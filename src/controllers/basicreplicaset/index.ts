@@ -123,7 +123,14 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   manager
     .controller(CONTROLLER_NAME)
     .for(BASIC_REPLICA_SET, generationChanged)
-    .status({ progress: { counts: PROGRESS_COUNTS, intervalMs: PROGRESS_INTERVAL_MS } })
+    .status({
+      progress: {
+        counts: PROGRESS_COUNTS,
+        intervalMs: PROGRESS_INTERVAL_MS,
+        // Every pod available is what the owning BasicDeployment waits for (its rollout's next step).
+        done: (status) => status.replicas !== undefined && status.availableReplicas === status.replicas,
+      },
+    })
     .observe(pods.managed, observeManagedPods)
     .observe(pods.others, { onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') })
     .owns(pods.managed)

@@ -40,6 +40,11 @@ export interface ProgressOptions<S> {
   /** Condition reasons that only report progress (moving between them is progress too). */
   reasons?: ReadonlySet<string>;
   intervalMs: number;
+  /**
+   * A status that completes the work (every replica available): readers (the owner's controller,
+   * `kubectl rollout status`) wait for it, so it is never held even when only the counts rose.
+   */
+  done?: (status: S) => boolean;
 }
 
 export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
@@ -127,7 +132,8 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     const progressOnly =
       progress !== undefined &&
       previous !== undefined &&
-      isProgressOnly(previous, next, progress.counts, progress.reasons);
+      isProgressOnly(previous, next, progress.counts, progress.reasons) &&
+      !progress.done?.(next as StatusOf<T>);
     if (!progressOnly) {
       this.#send(key, 'urgent');
       return;

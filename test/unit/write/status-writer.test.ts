@@ -211,6 +211,30 @@ describe('BackgroundStatusWriter', () => {
     );
   });
 
+  it('a progress change that completes the work (done) goes at once: readers wait for it', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({
+      client,
+      cached: () => cached,
+      progress: { counts: ['ready'], intervalMs: 60_000, done: (s) => s.ready === 3 },
+    });
+    w.write(cached, { ready: 1 });
+    await w.drain();
+    w.write(cached, { ready: 2 });
+    await Promise.resolve();
+    assert.equal(sent.length, 1, 'held');
+    w.write(cached, { ready: 3 });
+    await Promise.resolve();
+    await Promise.resolve();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [1, 3],
+      'the last count is sent without waiting for the interval',
+    );
+    assert.equal(w.pending, 0, 'nothing left held');
+  });
+
   it('drain() sends what it holds at once (shutdown)', async () => {
     const { client, sent } = recordingClient();
     const cached = thing('u1', { ready: 0, observedGeneration: 1 });

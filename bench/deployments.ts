@@ -334,7 +334,11 @@ async function settledMeasures(
   return result;
 }
 
-const scaleBody = (replicas: number) => ({ spec: { replicas } });
+/** Sets spec.replicas of one deployment of `type` in `namespace`, as `kubectl scale` does. */
+const scaler =
+  <T extends KubeObject>(type: ResourceType<T>, namespace: string) =>
+  (name: string, replicas: number) =>
+    client.patch(type, { namespace, name, patchType: 'merge', body: { spec: { replicas } } });
 
 async function kcmSide(): Promise<SideResult> {
   const ns = 'bench-kcm';
@@ -381,22 +385,12 @@ async function kcmSide(): Promise<SideResult> {
     if (pid) {
       Object.assign(
         result,
-        await settledMeasures(
-          (name, replicas) =>
-            client.patch(CoreTypes.Deployment, {
-              namespace: ns,
-              name,
-              patchType: 'merge',
-              body: scaleBody(replicas),
-            }),
-          creates,
-          {
-            cpuTicks: () => procStats(pid).cpuTicks,
-            metrics: kcmMetrics,
-            reconcileSeries: 'workqueue_work_duration_seconds_count',
-            controllers: ['deployment', 'replicaset'],
-          },
-        ),
+        await settledMeasures(scaler(CoreTypes.Deployment, ns), creates, {
+          cpuTicks: () => procStats(pid).cpuTicks,
+          metrics: kcmMetrics,
+          reconcileSeries: 'workqueue_work_duration_seconds_count',
+          controllers: ['deployment', 'replicaset'],
+        }),
       );
       result.settledRssMiB = procStats(pid).rssKiB / 1024;
     }
@@ -616,22 +610,12 @@ async function operatorSide(): Promise<SideResult> {
       const pid = operator.child.pid!;
       Object.assign(
         result,
-        await settledMeasures(
-          (name, replicas) =>
-            client.patch(BASIC_DEPLOYMENT, {
-              namespace: ns,
-              name,
-              patchType: 'merge',
-              body: scaleBody(replicas),
-            }),
-          creates,
-          {
-            cpuTicks: () => procStats(pid).cpuTicks,
-            metrics: async () => (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text(),
-            reconcileSeries: 'controller_runtime_reconcile_total',
-            controllers: ['basicdeployment', 'basicreplicaset'],
-          },
-        ),
+        await settledMeasures(scaler(BASIC_DEPLOYMENT, ns), creates, {
+          cpuTicks: () => procStats(pid).cpuTicks,
+          metrics: async () => (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text(),
+          reconcileSeries: 'controller_runtime_reconcile_total',
+          controllers: ['basicdeployment', 'basicreplicaset'],
+        }),
       );
       result.settledRssMiB = procStats(pid).rssKiB / 1024;
       result.heap = await heapAfterGc(pid, ports.inspector, values['heap-snapshot']);

@@ -37,7 +37,8 @@ class RecordingClient extends KubeClient {
   }
 }
 
-function cache(byObject?: Record<string, { labelSelector: string }>) {
+/** A kubeconfig for clients that never reach a server (their requests are answered in the test). */
+function offlineKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
@@ -45,7 +46,11 @@ function cache(byObject?: Record<string, { labelSelector: string }>) {
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  const client = new RecordingClient(kc);
+  return kc;
+}
+
+function cache(byObject?: Record<string, { labelSelector: string }>) {
+  const client = new RecordingClient(offlineKubeConfig());
   const informers = new InformerCache(client, rootLogger('error'), { namespaces: ['ns'], byObject });
   /** Starts the cache, waits for every informer's first list and stops it: what was listed. */
   const listed = async (): Promise<string[]> => {
@@ -160,14 +165,7 @@ class OnePodClient extends KubeClient {
 
 describe('InformerCache transforms', () => {
   it("applies the type's transform after managedFields are stripped, to full informers only; a 410 still relists", async () => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1' }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    const client = new OnePodClient(kc);
+    const client = new OnePodClient(offlineKubeConfig());
     const seen: KubeObject[] = [];
     const nodeOnly = (obj: KubeObject): KubeObject => {
       seen.push(structuredClone(obj));

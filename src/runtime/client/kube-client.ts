@@ -2,9 +2,11 @@ import type { RequestOptions as HttpsRequestOptions } from 'node:https';
 import { Agent, type Dispatcher } from 'undici';
 import type { ClusterAccess } from './cluster-access.ts';
 import { ApiError } from './errors.ts';
+import { jsonLines } from './json-lines.ts';
 import type { RequestObserver } from './metrics.ts';
 import type { KubeObject, ObjectList } from './object.ts';
 import type { RequestPriority } from './priority-throttle.ts';
+import { RequestDeadline } from './request-deadline.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
 
 /**
@@ -187,11 +189,18 @@ export class KubeClient {
   }
 
   async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
-    const response = await this.send(method, path, options, options.timeoutMs ?? this.defaultTimeoutMs);
-    const text = await response.body.text();
-    if (response.statusCode === 401 && this.cachedAuth) this.cachedAuth.at = 0;
-    if (!isOk(response)) throw toApiError(response.statusCode, text, method, path);
-    return (text ? JSON.parse(text) : undefined) as T;
+    await this.admit(method, options);
+    // The timeout runs from the moment the request may go, not while it waits for the rate limit.
+    const deadline = new RequestDeadline(options.timeoutMs ?? this.defaultTimeoutMs, options.signal);
+    try {
+      const response = await this.send(method, path, options, deadline.signal);
+      const text = await response.body.text();
+      if (response.statusCode === 401 && this.cachedAuth) this.cachedAuth.at = 0;
+      if (!isOk(response)) throw toApiError(response.statusCode, text, method, path);
+      return (text ? JSON.parse(text) : undefined) as T;
+    } finally {
+      deadline.clear();
+    }
   }
 
   get<T extends KubeObject>(
@@ -264,23 +273,20 @@ export class KubeClient {
     type: ResourceType,
     options: WatchOptions = {},
   ): AsyncGenerator<WatchEvent<T>> {
-    const response = await this.send(
-      'GET',
-      collectionPath(type, options.namespace),
-      {
-        signal: options.signal,
-        accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
-        query: {
-          watch: true,
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          resourceVersion: options.resourceVersion,
-          allowWatchBookmarks: options.allowWatchBookmarks ?? true,
-          timeoutSeconds: options.timeoutSeconds,
-        },
+    const request: RequestOptions = {
+      signal: options.signal,
+      accept: options.metadataOnly ? METADATA_ACCEPT : undefined,
+      query: {
+        watch: true,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        resourceVersion: options.resourceVersion,
+        allowWatchBookmarks: options.allowWatchBookmarks ?? true,
+        timeoutSeconds: options.timeoutSeconds,
       },
-      undefined,
-    );
+    };
+    await this.admit('GET', request);
+    const response = await this.send('GET', collectionPath(type, options.namespace), request, options.signal);
     if (!isOk(response)) {
       throw toApiError(
         response.statusCode,
@@ -290,36 +296,28 @@ export class KubeClient {
       );
     }
     const body = response.body;
-    body.setEncoding('utf8');
     try {
-      // One JSON object per line; a line may arrive in several chunks, a chunk may hold several lines.
-      let pending = '';
-      for await (const chunk of body as AsyncIterable<string>) {
-        pending += chunk;
-        for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
-          const line = pending.slice(0, end);
-          pending = pending.slice(end + 1);
-          if (line.trim() !== '') yield JSON.parse(line) as WatchEvent<T>;
-        }
-      }
-      if (pending.trim() !== '') yield JSON.parse(pending) as WatchEvent<T>;
+      yield* jsonLines<WatchEvent<T>>(body);
     } finally {
       // The consumer may stop early: release the connection.
       if (!body.destroyed) body.destroy();
     }
   }
 
+  /** Waits for the client-side rate limit. */
+  private async admit(method: HttpMethod, options: RequestOptions): Promise<void> {
+    if (!this.throttle) return;
+    const waitStart = performance.now();
+    await this.throttle.acquire(options.signal, options.priority);
+    this.observer?.throttled(method, (performance.now() - waitStart) / 1000);
+  }
+
   private async send(
     method: HttpMethod,
     path: string,
     options: RequestOptions,
-    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
   ) {
-    if (this.throttle) {
-      const waitStart = performance.now();
-      await this.throttle.acquire(options.signal, options.priority);
-      this.observer?.throttled(method, (performance.now() - waitStart) / 1000);
-    }
     const query = new URLSearchParams();
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== '') query.set(key, String(value));
@@ -333,16 +331,13 @@ export class KubeClient {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       headers['Content-Type'] = options.contentType ?? 'application/json';
     }
-    const signals: AbortSignal[] = [];
-    if (options.signal) signals.push(options.signal);
-    if (timeoutMs !== undefined) signals.push(AbortSignal.timeout(timeoutMs));
     const sent = auth.dispatcher.request({
       origin: this.origin,
       path: this.basePath + path + search,
       method,
       headers,
       body,
-      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+      signal,
     });
     const observer = this.observer;
     if (observer) {

@@ -19,10 +19,15 @@ export interface StoreDelta<T> {
   deleted: T[];
 }
 
+// Walks without Object.values(): an array per object of every cached event was 2% of the operator's allocations.
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (const child of value) deepFreeze(child);
+  } else {
+    const record = value as Record<string, unknown>;
+    for (const key in record) deepFreeze(record[key]);
   }
   return value;
 }

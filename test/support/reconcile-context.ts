@@ -20,6 +20,13 @@ export class RecordingStatusWriter<T extends ObjectWithStatus> implements Status
     });
   }
 
+  /** Names of the objects flushed, in order, with the number of statuses handed over by then. */
+  readonly flushed: { name: string; written: number }[] = [];
+
+  async flush(obj: T): Promise<void> {
+    this.flushed.push({ name: obj.metadata?.name ?? '', written: this.written.length });
+  }
+
   /** The status last handed over for the object named `name`. */
   last(name: string): StatusOf<T> | undefined {
     return this.written.findLast((w) => w.name === name)?.status;

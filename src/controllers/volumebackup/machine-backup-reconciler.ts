@@ -72,7 +72,11 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
         ctx.log.debug('added the volume-backup finalizer');
         return;
       case 'remove-finalizer': {
-        if (plan.condition) this.writeCondition(machine, plan.condition, ctx);
+        if (plan.condition) {
+          this.writeCondition(machine, plan.condition, ctx);
+          // Its last condition is written before the Machine is let go: once released it may be gone.
+          await ctx.status.flush(machine);
+        }
         await removeFinalizer(client, MACHINE, machine, VOLUME_BACKUP_FINALIZER, { signal: ctx.signal });
         ctx.log.info('removed the volume-backup finalizer', { reason: plan.reason });
         events.normal(machine, {

@@ -209,5 +209,5 @@ function noStatusWriter<T extends ObjectWithStatus>(controller: string): StatusW
   const fail = (): never => {
     throw new Error(`controller ${controller} writes no status: set it up with .status() in its builder`);
   };
-  return { latest: fail, write: fail };
+  return { latest: fail, write: fail, flush: fail };
 }

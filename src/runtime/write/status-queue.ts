@@ -45,6 +45,7 @@ export class StatusWriteQueue {
   readonly #queuedIn = new Map<string, StatusWriteLane>();
   readonly #inFlight = new Set<string>();
   #idleWaiters: (() => void)[] = [];
+  readonly #keyWaiters = new Map<string, (() => void)[]>();
 
   constructor(options: StatusWriteQueueOptions) {
     this.#concurrency = options.concurrency ?? DEFAULT_STATUS_WRITE_CONCURRENCY;
@@ -68,6 +69,17 @@ export class StatusWriteQueue {
   forget(key: string): void {
     this.#waiting.delete(key);
     this.#queuedIn.delete(key);
+    this.#settle(key);
+  }
+
+  /** Resolves once `key` has no write waiting and none in flight (written, failed or dropped). */
+  settled(key: string): Promise<void> {
+    if (!this.#waiting.has(key) && !this.#inFlight.has(key)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.#keyWaiters.get(key);
+      if (waiters) waiters.push(resolve);
+      else this.#keyWaiters.set(key, [resolve]);
+    });
   }
 
   /** Whether a write of `key` waits to be sent (not counting one in flight). */
@@ -114,7 +126,10 @@ export class StatusWriteQueue {
       if (key === undefined) break;
       const write = this.#waiting.get(key)!;
       this.#waiting.delete(key);
-      if (write.signal.aborted) continue;
+      if (write.signal.aborted) {
+        this.#settle(key);
+        continue;
+      }
       this.#inFlight.add(key);
       void this.#run(key, write);
     }
@@ -123,6 +138,14 @@ export class StatusWriteQueue {
       this.#idleWaiters = [];
       for (const resolve of waiters) resolve();
     }
+  }
+
+  #settle(key: string): void {
+    if (this.#waiting.has(key) || this.#inFlight.has(key)) return;
+    const waiters = this.#keyWaiters.get(key);
+    if (!waiters) return;
+    this.#keyWaiters.delete(key);
+    for (const resolve of waiters) resolve();
   }
 
   async #run(key: string, write: StatusWrite): Promise<void> {
@@ -140,6 +163,7 @@ export class StatusWriteQueue {
       this.#inFlight.delete(key);
       const again = this.#waiting.get(key);
       if (again) this.#queue(key, again.lane);
+      else this.#settle(key);
       this.#pump();
     }
   }

@@ -21,6 +21,13 @@ export interface StatusWriter<T extends ObjectWithStatus> {
   latest(obj: T): StatusOf<T> | undefined;
   /** Hands over the status this controller wants `obj` to have (latest wins). */
   write(obj: T, status: StatusOf<T>): void;
+  /**
+   * Sends what was handed over for `obj` now, even a progress write held for its interval, and
+   * resolves once it is written or has failed (a failure reconciles `obj` again, as always). For a
+   * reconciler about to let `obj` go (release its finalizer): once released, the object may be
+   * gone before a background write of its last status is sent.
+   */
+  flush(obj: T): Promise<void>;
 }
 
 /** What the writer reads the object's latest cached state from (an Informer). */
@@ -187,6 +194,12 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
   #cachedStatus(obj: T): StatusOf<T> | undefined {
     const current = this.#options.cache.get(obj.metadata?.namespace, obj.metadata?.name ?? '');
     return (current?.metadata?.uid === obj.metadata?.uid ? current : obj)?.status as StatusOf<T> | undefined;
+  }
+
+  flush(obj: T): Promise<void> {
+    const key = keyOf(obj);
+    if (this.#held.has(key)) this.#send(key, 'urgent');
+    return this.#queue.settled(key);
   }
 
   /** Forgets `key`: its object is gone. */

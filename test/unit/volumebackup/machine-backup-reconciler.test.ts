@@ -132,10 +132,19 @@ describe('MachineBackupReconciler', () => {
 
   it('the backup Completed: the condition first, then the finalizer goes, and with it the Machine', async () => {
     const h = await setup(deleted('Stopped'), completed());
+    const writesAtFlush: string[][] = [];
+    const flush = h.status.flush.bind(h.status);
+    h.status.flush = (m) => {
+      writesAtFlush.push(h.client.writeSummary());
+      return flush(m);
+    };
     await h.reconcile('web');
     const done = onlyCondition(h.status.last('web'));
     assert.equal(done?.status, 'True');
     assert.equal(done?.reason, 'BackupCompleted');
+    // Written, not only handed over, before the finalizer patch lets the Machine go.
+    assert.deepEqual(h.status.flushed, [{ name: 'web', written: 1 }]);
+    assert.deepEqual(writesAtFlush, [[]], 'flushed before the finalizer patch');
     assert.deepEqual(h.client.writeSummary(), ['patch Machine web']);
     assert.deepEqual(h.eventSummary(), ['Normal BackupCompleted', 'Normal FinalizerRemoved']);
     assert.throws(

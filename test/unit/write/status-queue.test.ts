@@ -122,6 +122,32 @@ describe('StatusWriteQueue', () => {
     assert.deepEqual(failed, []);
   });
 
+  it('settled(key) resolves once that key is written, failed or dropped, whatever the others do', async () => {
+    const w = controlledWrites();
+    const queue = new StatusWriteQueue({ concurrency: 1, onError: () => {} });
+    await queue.settled('a'); // nothing for it: at once
+    const done: string[] = [];
+    const watch = (key: string) =>
+      void queue.settled(key).then(() => {
+        done.push(key);
+      });
+    queue.submit('a', w.write('a', '1'));
+    queue.submit('a', w.write('a', '2'));
+    queue.submit('b', w.write('b', '1'));
+    queue.submit('c', w.write('c', '1'));
+    watch('a');
+    watch('c');
+    queue.forget('c');
+    await settle();
+    assert.deepEqual(done, ['c'], 'a forgotten key is settled');
+    await w.release('a:1');
+    assert.deepEqual(done, ['c'], 'a newer write of a waits');
+    await w.release('b:1', new Error('refused'));
+    await w.release('a:2');
+    assert.deepEqual(done, ['c', 'a'], 'a is settled once its newer write is sent too');
+    assert.deepEqual(w.started, ['a:1', 'b:1', 'a:2']);
+  });
+
   it('drain resolves only when nothing waits or runs', async () => {
     const w = controlledWrites();
     const queue = new StatusWriteQueue({ concurrency: 1, onError: () => {} });

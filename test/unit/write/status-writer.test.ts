@@ -235,6 +235,29 @@ describe('BackgroundStatusWriter', () => {
     assert.equal(w.pending, 0, 'nothing left held');
   });
 
+  it('flush() sends a held write at once and resolves once it is written', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({
+      client,
+      cached: () => cached,
+      progress: { counts: ['ready'], intervalMs: 60_000 },
+    });
+    await w.flush(cached); // nothing handed over: resolves at once
+    w.write(cached, { ready: 1 });
+    await w.drain();
+    w.write(cached, { ready: 2 });
+    await Promise.resolve();
+    assert.equal(sent.length, 1, 'held for its interval');
+    await w.flush(cached);
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [1, 2],
+      'written when flush() resolves, without waiting for the interval',
+    );
+    assert.equal(w.pending, 0);
+  });
+
   it('drain() sends what it holds at once (shutdown)', async () => {
     const { client, sent } = recordingClient();
     const cached = thing('u1', { ready: 0, observedGeneration: 1 });

@@ -32,6 +32,7 @@ import { type HeapAfterGc, heapAfterGc } from './measure/inspector.ts';
 import { type ReactionLatency, reactionLatency } from './measure/latency.ts';
 import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
 import { PodCreates, perSecond, rate } from './measure/pod-creates.ts';
+import { describeQueueTimes, queueTimes } from './measure/queue-times.ts';
 import {
   type KcmStartup,
   kcmStartup,
@@ -318,6 +319,7 @@ async function settledMeasures(
   if (LATENCY_CHANGES > 0) {
     await sleep(Number(values['settle-seconds']) * 1000); // the system idle before the first change
     log(`  reaction latency: ${LATENCY_CHANGES} scale-ups, one at a time`);
+    const before = await idle.metrics();
     result.latency = await reactionLatency({
       deployments: N,
       replicas: R,
@@ -325,6 +327,10 @@ async function settledMeasures(
       scale,
       creates,
     });
+    result.latency.queues = queueTimes(before, await idle.metrics(), idle.controllers);
+    log(
+      `  reaction: p50 ${result.latency.p50Ms} ms, p99 ${result.latency.p99Ms} ms; ${describeQueueTimes(result.latency.queues)}`,
+    );
   }
   if (IDLE_SECONDS > 0) {
     await sleep(Number(values['settle-seconds']) * 1000);

@@ -1,4 +1,5 @@
 import type { PodCreates } from './pod-creates.ts';
+import type { QueueTimes } from './queue-times.ts';
 import { percentile } from './stats.ts';
 
 export interface ReactionLatency {
@@ -8,6 +9,8 @@ export interface ReactionLatency {
   maxMs: number;
   /** Every change's latency, in order. */
   samplesMs: number[];
+  /** Over the changes, each controller's work queue: items, mean time queued and worked. */
+  queues?: Record<string, QueueTimes>;
 }
 
 export interface LatencyOptions {

@@ -2,11 +2,36 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chartMemoryLimit, parseMemory } from '../../../bench/measure/memory-cgroup.ts';
 import { perSecond, rate } from '../../../bench/measure/pod-creates.ts';
+import { queueTimes } from '../../../bench/measure/queue-times.ts';
 import { kcmStartupFromLog } from '../../../bench/measure/startup.ts';
 import { median, percentile } from '../../../bench/measure/stats.ts';
 import { imageNodeFlags } from '../../support/image-node-flags.ts';
 
 describe('the benchmark measures', () => {
+  it('queue times: items, mean wait and mean work per queue between two scrapes, by name or controller label', () => {
+    const scrape = (n: number, waitS: number, workS: number) =>
+      [
+        `workqueue_queue_duration_seconds_sum{name="deployment"} ${waitS}`,
+        `workqueue_queue_duration_seconds_count{name="deployment"} ${n}`,
+        `workqueue_work_duration_seconds_sum{name="deployment"} ${workS}`,
+        `workqueue_work_duration_seconds_count{name="deployment"} ${n}`,
+        'workqueue_work_duration_seconds_count{name="other"} 99',
+        `workqueue_work_duration_seconds_bucket{name="deployment",le="1"} ${n}`,
+        `workqueue_work_duration_seconds_count{controller="basicreplicaset",name="basicreplicaset"} ${2 * n}`,
+        `workqueue_work_duration_seconds_sum{controller="basicreplicaset",name="basicreplicaset"} ${workS}`,
+      ].join('\n');
+    const times = queueTimes(scrape(10, 1, 2), scrape(60, 1.1, 2.5), [
+      'deployment',
+      'basicreplicaset',
+      'absent',
+    ]);
+    assert.deepEqual(times.deployment?.items, 50);
+    assert.ok(Math.abs((times.deployment?.waitMs ?? 0) - 2) < 1e-9, 'wait: 0.1 s over 50 items');
+    assert.ok(Math.abs((times.deployment?.workMs ?? 0) - 10) < 1e-9, 'work: 0.5 s over 50 items');
+    assert.equal(times.basicreplicaset?.items, 100);
+    assert.deepEqual(times.absent, { items: 0, waitMs: 0, workMs: 0 });
+  });
+
   it('percentiles by nearest rank', () => {
     const values = Array.from({ length: 50 }, (_, i) => i + 1);
     assert.equal(percentile(values, 50), 25);

@@ -235,7 +235,8 @@ describe('BackgroundStatusWriter', () => {
     assert.equal(w.pending, 0, 'nothing left held');
   });
 
-  it('flush() sends a held write at once and resolves once it is written', async () => {
+  /** A writer holding progress-only writes for a minute, its first count (1) already written. */
+  async function writerHoldingProgress() {
     const { client, sent } = recordingClient();
     const cached = thing('u1', { ready: 0, observedGeneration: 1 });
     const w = writerFor({
@@ -243,15 +244,20 @@ describe('BackgroundStatusWriter', () => {
       cached: () => cached,
       progress: { counts: ['ready'], intervalMs: 60_000 },
     });
-    await w.flush(cached); // nothing handed over: resolves at once
     w.write(cached, { ready: 1 });
     await w.drain();
+    return { w, cached, readiesSent: () => sent.map((r) => (statusSent(r) as ThingStatus).ready) };
+  }
+
+  it('flush() sends a held write at once and resolves once it is written', async () => {
+    const { w, cached, readiesSent } = await writerHoldingProgress();
+    await w.flush(cached); // nothing waiting: resolves at once
     w.write(cached, { ready: 2 });
     await Promise.resolve();
-    assert.equal(sent.length, 1, 'held for its interval');
+    assert.deepEqual(readiesSent(), [1], 'held for its interval');
     await w.flush(cached);
     assert.deepEqual(
-      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      readiesSent(),
       [1, 2],
       'written when flush() resolves, without waiting for the interval',
     );
@@ -259,21 +265,10 @@ describe('BackgroundStatusWriter', () => {
   });
 
   it('drain() sends what it holds at once (shutdown)', async () => {
-    const { client, sent } = recordingClient();
-    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
-    const w = writerFor({
-      client,
-      cached: () => cached,
-      progress: { counts: ['ready'], intervalMs: 60_000 },
-    });
-    w.write(cached, { ready: 1 });
-    await w.drain();
+    const { w, cached, readiesSent } = await writerHoldingProgress();
     w.write(cached, { ready: 5 });
     await w.drain();
-    assert.deepEqual(
-      sent.map((r) => (statusSent(r) as ThingStatus).ready),
-      [1, 5],
-    );
+    assert.deepEqual(readiesSent(), [1, 5]);
   });
 
   it('a write that fails asks for a reconcile; one whose object is gone does not', async () => {

@@ -1,8 +1,8 @@
 /**
  * The abort signal of one request: the caller's signal or the request's timeout, whichever comes
  * first. Its timer is cleared when the request ends. (AbortSignal.timeout() keeps its timer to the
- * end and then raises a TimeoutError nobody listens to; at 10,000 pods that was 1.5% of the
- * operator's CPU, and AbortSignal.any() a tracked signal per request on top.)
+ * end and then raises a TimeoutError nobody listens to: at 10,000 pods, 0.6 s of the operator's 25 s
+ * of CPU, with AbortSignal.any() making a tracked signal per request on top.)
  */
 export class RequestDeadline {
   readonly signal: AbortSignal | undefined;

@@ -15,7 +15,8 @@ import {
 
 /**
  * The operator as the chart runs it: two replicas with leader election. Deleting the leader's pod
- * hands the Lease over to the other replica within 20 s, and a change made at that very moment is
+ * hands the Lease over to a live replica (the standby, or the leader's replacement if it starts
+ * first) within 20 s, and a change made at that very moment is
  * still carried out: no reconcile is lost between the two leaders.
  */
 
@@ -91,11 +92,15 @@ describe('leader election hands over when the leader pod is deleted (kind)', { s
           `(the scale was sent ${seconds(scaled - deleted)} after the delete); Lease acquireTime ${after.acquireTime}`,
       );
       assert.ok(handover <= HANDOVER_BUDGET_MS, `the handover took ${seconds(handover)}, more than 20 s`);
-      assert.equal(
-        after.pod,
-        standby,
-        'the standby replica took over (not the pod that replaces the leader)',
+      // The released Lease goes to the first candidate that looks: the standby at its next retry (2 s
+      // apart), or the leader's replacement pod if it starts before that (it tries at once, as a
+      // client-go candidate does). Either is a live replica of this release.
+      const live = (await release.operatorPods()).map((p) => p.metadata?.name);
+      assert.ok(
+        live.includes(after.pod),
+        `the new holder ${after.pod} is a live operator pod (${live.join(', ')})`,
       );
+      note(after.pod === standby ? 'the standby took over' : "the leader's replacement pod took over");
       assert.equal(after.transitions, before.transitions + 1, 'one leader transition');
 
       await waitForReplicas(release, 3, 120_000);
@@ -104,7 +109,7 @@ describe('leader election hands over when the leader pod is deleted (kind)', { s
         `the scale to 3 was realized ${seconds(Date.now() - deleted)} after the delete; the new pods were created by ${creators.join(', ') || '(no SuccessfulCreate event found)'}`,
       );
       const holder = await release.lease();
-      assert.equal(holder?.pod, standby, 'the new leader still holds the Lease');
+      assert.equal(holder?.pod, after.pod, 'the new leader still holds the Lease');
     },
   );
 });

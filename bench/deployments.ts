@@ -32,6 +32,7 @@ import { type HeapAfterGc, heapAfterGc } from './measure/inspector.ts';
 import { type ReactionLatency, reactionLatency } from './measure/latency.ts';
 import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
 import { PodCreates, perSecond, rate } from './measure/pod-creates.ts';
+import { labelledSamples } from './measure/prometheus-text.ts';
 import { describeQueueTimes, queueTimes } from './measure/queue-times.ts';
 import {
   type KcmStartup,
@@ -446,16 +447,16 @@ function controlPlaneTicks(): Map<string, number> {
  */
 async function apiRequestCounts(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  const add = (key: string, line: string) =>
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  for (const line of (await kubectl(['get', '--raw', '/metrics'])).split('\n')) {
-    const metric = line.slice(0, line.indexOf('{'));
-    if (metric !== 'apiserver_request_total' && metric !== 'apiserver_terminated_watchers_total') continue;
-    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  const add = (key: string, value: number) => counts.set(key, (counts.get(key) ?? 0) + value);
+  const text = await kubectl(['get', '--raw', '/metrics']);
+  for (const { metric, labels, value } of labelledSamples(text, [
+    'apiserver_request_total',
+    'apiserver_terminated_watchers_total',
+  ])) {
     const resource = `${labels.resource}${labels.subresource ? `/${labels.subresource}` : ''}`;
-    if (metric === 'apiserver_terminated_watchers_total') add(`slow watchers closed ${resource}`, line);
-    else if (Number(labels.code) >= 400) add(`${labels.verb} ${resource} refused ${labels.code}`, line);
-    else add(`${labels.verb} ${resource}`, line);
+    if (metric === 'apiserver_terminated_watchers_total') add(`slow watchers closed ${resource}`, value);
+    else if (Number(labels.code) >= 400) add(`${labels.verb} ${resource} refused ${labels.code}`, value);
+    else add(`${labels.verb} ${resource}`, value);
   }
   return counts;
 }

@@ -1,3 +1,5 @@
+import { labelledSamples } from './measure/prometheus-text.ts';
+
 /**
  * Per-second samples of one benchmark side, to see where a slow second went: the operator's own
  * requests (rest_client_requests_total by method), who waits for its rate limit, its work queues,
@@ -30,10 +32,7 @@ async function scrape(url: string | undefined): Promise<Map<string, number>> {
   const text = await fetch(url, { signal: AbortSignal.timeout(2000) })
     .then((r) => r.text())
     .catch(() => '');
-  for (const line of text.split('\n')) {
-    const name = line.slice(0, line.indexOf('{'));
-    if (!TRACED_METRICS.includes(name)) continue;
-    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  for (const { metric: name, labels, value } of labelledSamples(text, TRACED_METRICS)) {
     const key =
       name === 'rest_client_requests_total'
         ? `req ${labels.method}`
@@ -42,7 +41,7 @@ async function scrape(url: string | undefined): Promise<Map<string, number>> {
           : name === 'workqueue_depth'
             ? `depth ${labels.name}`
             : `busy ${labels.controller}`;
-    values.set(key, (values.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    values.set(key, (values.get(key) ?? 0) + value);
   }
   return values;
 }

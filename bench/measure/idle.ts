@@ -1,3 +1,5 @@
+import { labelledSamples } from './prometheus-text.ts';
+
 /**
  * What a controller process costs when nothing changes: over a window with every object settled,
  * its CPU seconds, its work items per controller and its API requests per method, read from its
@@ -45,11 +47,10 @@ export async function idleCost(source: IdleSource, seconds: number): Promise<Idl
 function parseCounters(text: string, source: IdleSource) {
   const reconciles = new Map<string, number>();
   const requests = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const metric = line.slice(0, line.indexOf('{'));
-    if (metric !== source.reconcileSeries && metric !== 'rest_client_requests_total') continue;
-    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const { metric, labels, value } of labelledSamples(text, [
+    source.reconcileSeries,
+    'rest_client_requests_total',
+  ])) {
     if (metric === 'rest_client_requests_total') {
       const method = labels.method ?? '?';
       requests.set(method, (requests.get(method) ?? 0) + value);

@@ -1,3 +1,5 @@
+import { labelledSamples } from './prometheus-text.ts';
+
 /**
  * Where a controller process spends a reaction, from its own work-queue histograms (client-go's names,
  * which kube-controller-manager and the operator both export): between two scrapes, how many items
@@ -24,12 +26,10 @@ function parse(text: string, queues: readonly string[]): Map<string, Sums> {
   const out = new Map<string, Sums>(
     queues.map((q) => [q, { waitSum: 0, waitCount: 0, workSum: 0, workCount: 0 }]),
   );
-  for (const line of text.split('\n')) {
-    const field = SERIES[line.slice(0, line.indexOf('{')) as keyof typeof SERIES];
-    if (!field) continue;
-    const name = /\bname="([^"]*)"/.exec(line)?.[1] ?? /\bcontroller="([^"]*)"/.exec(line)?.[1];
+  for (const { metric, labels, value } of labelledSamples(text, Object.keys(SERIES))) {
+    const name = labels.name ?? labels.controller;
     const sums = name === undefined ? undefined : out.get(name);
-    if (sums) sums[field] += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (sums) sums[SERIES[metric as keyof typeof SERIES]] += value;
   }
   return out;
 }

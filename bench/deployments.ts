@@ -16,7 +16,7 @@ import {
   KCM_WORKERS,
   LocalProvider,
 } from '../e2e/providers/local/index.ts';
-import { BASIC_DEPLOYMENT, type BasicDeployment } from '../src/apis/index.ts';
+import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../src/apis/index.ts';
 import { Informer } from '../src/runtime/cache/informer.ts';
 import { isNotFound } from '../src/runtime/client/errors.ts';
 import { KubeClient } from '../src/runtime/client/kube-client.ts';
@@ -29,11 +29,13 @@ import { freePort, OperatorProcess, procStats } from '../test/support/operator-p
 import { waitFor } from '../test/support/wait.ts';
 import { describeIdle, type IdleCost, idleCost } from './measure/idle.ts';
 import { type HeapAfterGc, heapAfterGc } from './measure/inspector.ts';
-import { type ReactionLatency, reactionLatency } from './measure/latency.ts';
+import { describeHops, type ReactionLatency, reactionLatency } from './measure/latency.ts';
 import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
 import { PodCreates, perSecond, rate } from './measure/pod-creates.ts';
 import { labelledSamples } from './measure/prometheus-text.ts';
 import { describeQueueTimes, queueTimes } from './measure/queue-times.ts';
+import { describeServerTime, serverTime } from './measure/server-time.ts';
+import { SetScales } from './measure/set-scales.ts';
 import {
   type KcmStartup,
   kcmStartup,
@@ -313,6 +315,7 @@ async function kcmMetrics(): Promise<string> {
 /** The settled-system measures both sides share: reaction latency, then idle cost. */
 async function settledMeasures(
   scale: (name: string, replicas: number) => Promise<unknown>,
+  sets: { type: ResourceType<KubeObject & { spec?: { replicas?: number } }>; namespace: string },
   creates: PodCreates,
   idle: Parameters<typeof idleCost>[0],
 ): Promise<Pick<SideResult, 'latency' | 'idle'>> {
@@ -321,16 +324,23 @@ async function settledMeasures(
     await sleep(Number(values['settle-seconds']) * 1000); // the system idle before the first change
     log(`  reaction latency: ${LATENCY_CHANGES} scale-ups, one at a time`);
     const before = await idle.metrics();
+    const serverBefore = serverTime(await kubectl(['get', '--raw', '/metrics']));
+    const stopSets = new AbortController();
     result.latency = await reactionLatency({
       deployments: N,
       replicas: R,
       changes: LATENCY_CHANGES,
       scale,
       creates,
-    });
+      setScales: new SetScales(client, sets.type, sets.namespace, stopSets.signal),
+    }).finally(() => stopSets.abort());
     result.latency.queues = queueTimes(before, await idle.metrics(), idle.controllers);
+    const serverAfter = serverTime(await kubectl(['get', '--raw', '/metrics']));
     log(
-      `  reaction: p50 ${result.latency.p50Ms} ms, p99 ${result.latency.p99Ms} ms; ${describeQueueTimes(result.latency.queues)}`,
+      `  kube-apiserver's mean time per request over the changes: ${describeServerTime(serverBefore, serverAfter, /^(POST pods|PATCH|PUT (deployments|replicasets))/, LATENCY_CHANGES / 2)}`,
+    );
+    log(
+      `  reaction: p50 ${result.latency.p50Ms} ms, p99 ${result.latency.p99Ms} ms; ${describeHops(result.latency)}; ${describeQueueTimes(result.latency.queues)}`,
     );
   }
   if (IDLE_SECONDS > 0) {
@@ -392,12 +402,17 @@ async function kcmSide(): Promise<SideResult> {
     if (pid) {
       Object.assign(
         result,
-        await settledMeasures(scaler(CoreTypes.Deployment, ns), creates, {
-          cpuTicks: () => procStats(pid).cpuTicks,
-          metrics: kcmMetrics,
-          reconcileSeries: 'workqueue_work_duration_seconds_count',
-          controllers: ['deployment', 'replicaset'],
-        }),
+        await settledMeasures(
+          scaler(CoreTypes.Deployment, ns),
+          { type: CoreTypes.ReplicaSet, namespace: ns },
+          creates,
+          {
+            cpuTicks: () => procStats(pid).cpuTicks,
+            metrics: kcmMetrics,
+            reconcileSeries: 'workqueue_work_duration_seconds_count',
+            controllers: ['deployment', 'replicaset'],
+          },
+        ),
       );
       result.settledRssMiB = procStats(pid).rssKiB / 1024;
     }
@@ -617,12 +632,17 @@ async function operatorSide(): Promise<SideResult> {
       const pid = operator.child.pid!;
       Object.assign(
         result,
-        await settledMeasures(scaler(BASIC_DEPLOYMENT, ns), creates, {
-          cpuTicks: () => procStats(pid).cpuTicks,
-          metrics: async () => (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text(),
-          reconcileSeries: 'controller_runtime_reconcile_total',
-          controllers: ['basicdeployment', 'basicreplicaset'],
-        }),
+        await settledMeasures(
+          scaler(BASIC_DEPLOYMENT, ns),
+          { type: BASIC_REPLICA_SET, namespace: ns },
+          creates,
+          {
+            cpuTicks: () => procStats(pid).cpuTicks,
+            metrics: async () => (await fetch(`http://127.0.0.1:${ports.metrics}/metrics`)).text(),
+            reconcileSeries: 'controller_runtime_reconcile_total',
+            controllers: ['basicdeployment', 'basicreplicaset'],
+          },
+        ),
       );
       result.settledRssMiB = procStats(pid).rssKiB / 1024;
       result.heap = await heapAfterGc(pid, ports.inspector, values['heap-snapshot']);

@@ -44,13 +44,20 @@ describe('the benchmark on a small workload', () => {
         const r = result[side] as {
           seconds: number;
           peakRssMiB: number;
-          latency: { p50Ms: number; p99Ms: number; changes: number };
+          latency: {
+            p50Ms: number;
+            p99Ms: number;
+            changes: number;
+            hops?: { toSetP50Ms: number; setToPodP50Ms: number };
+          };
           idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
         };
         number(r.seconds, `${side} time to ready`);
         number(r.peakRssMiB, `${side} peak RSS`);
         number(r.latency.p99Ms, `${side} reaction p99`);
         assert.equal(r.latency.changes, 4);
+        number(r.latency.hops?.toSetP50Ms, `${side} reaction: to the set scaled`);
+        number(r.latency.hops?.setToPodP50Ms, `${side} reaction: from the set to the pod`);
         number(r.idle.cpuSeconds, `${side} idle CPU`);
         assert.equal(
           Object.keys(r.idle.reconcilesPerSecond).length,

@@ -7,6 +7,7 @@ import {
   REVISION_ANNOTATION,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
+import { OwnWrites } from '../../runtime/cache/own-writes.ts';
 import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
@@ -50,6 +51,8 @@ export interface BasicDeploymentDeps {
  */
 export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   private readonly deps: BasicDeploymentDeps;
+  /** The set versions our writes replaced: a reconcile must not act on a set the cache shows from before. */
+  private readonly ownWrites = new OwnWrites();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
@@ -72,6 +75,15 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     const d = this.deps.deployments.get(request.namespace, request.name);
     if (!d || isBeingDeleted(d)) {
       return undefined; // the garbage collector removes the sets
+    }
+    const behind = this.deps.sets.byOwner(d.metadata.uid ?? '').find((s) => this.ownWrites.isBehind(s));
+    if (behind) {
+      // Woken before the event of our own last write to this set: acting now would write it again from
+      // the version before (409). That event is on its way and wakes us; the delay is a safety net.
+      ctx.log.debug('the cache does not show our last write to a set yet; waiting for its event', {
+        set: behind.metadata.name,
+      });
+      return { requeueAfterMs: 1000 };
     }
     const claimed = await this.claim(d, ctx);
     if (!claimed) {
@@ -201,6 +213,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
       adopt: async (set) => {
         try {
           const adopted = await adopt(client, BASIC_REPLICA_SET, set, d, BASIC_DEPLOYMENT);
+          this.ownWrites.wrote(set, adopted);
           ctx.log.info('adopted orphan BasicReplicaSet', { set: set.metadata.name });
           return adopted;
         } catch (err) {
@@ -301,6 +314,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
           : { spec: { minReadySeconds: update.minReadySeconds } }),
       },
     });
+    this.ownWrites.wrote(newSet, updated);
     const rolledBack = update.annotations[REVISION_ANNOTATION];
     if (rolledBack !== undefined && revisionOf(newSet) > 0) {
       this.deps.events.normal(d, {
@@ -342,7 +356,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     for (const action of actions) {
       const set = sets.find((s) => s.metadata.name === action.name);
       if (!set) continue;
-      await this.deps.client.patch(BASIC_REPLICA_SET, {
+      const scaled = await this.deps.client.patch<BasicReplicaSet>(BASIC_REPLICA_SET, {
         namespace: set.metadata.namespace,
         name: action.name,
         patchType: 'merge',
@@ -358,6 +372,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
         },
         signal: ctx.signal,
       });
+      this.ownWrites.wrote(set, scaled);
       if (action.to !== action.from) {
         const verb = action.to > action.from ? 'up' : 'down';
         this.deps.events.normal(d, {

@@ -481,3 +481,50 @@ describe('BasicDeploymentReconciler', () => {
     assert.deepEqual(await h.reconcile('web'), { requeueAfterMs: 1000 });
   });
 });
+
+describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => {
+  async function scaledUp() {
+    const h = await setup(
+      deployment({ replicas: 3 }, { [REVISION_ANNOTATION]: '1' }),
+      setOf('1', 3, 1, MINUTE),
+    );
+    h.cluster.server.patch(BASIC_DEPLOYMENT, {
+      namespace: 'ns',
+      name: 'web',
+      patchType: 'merge',
+      body: { spec: { replicas: 4 } },
+    });
+    await h.cluster.sync();
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
+      `patch BasicReplicaSet ${setName('1')}`,
+    ]);
+    return h;
+  }
+
+  it('scales its set once; the reconciles its own write and the set status wake write no set again', async () => {
+    const h = await scaledUp();
+    await h.cluster.sync();
+    await h.reconcile('web');
+    await advanceSets(h);
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
+      `patch BasicReplicaSet ${setName('1')}`,
+    ]);
+  });
+
+  it('woken before the cache shows its scale, it waits for that event instead of scaling again (409)', async () => {
+    const h = await scaledUp();
+    // Another event woke it; the set's own update is still on its way.
+    assert.deepEqual(await h.reconcile('web'), { requeueAfterMs: 1000 });
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
+      `patch BasicReplicaSet ${setName('1')}`,
+    ]);
+    await h.cluster.sync();
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
+      `patch BasicReplicaSet ${setName('1')}`,
+    ]);
+    assert.deepEqual(replicasOf(h), { [setName('1')]: 4 });
+  });
+});

@@ -1,12 +1,15 @@
-// The four CustomResourceDefinitions, built from the schemas in this folder. scripts/generate-crds.ts
+// The five CustomResourceDefinitions, built from the schemas in this folder. scripts/generate-crds.ts
 // writes them to config/crd and the Helm chart; nothing else should define them.
 import { BASIC_DEPLOYMENT } from './apps/v1alpha1/basicdeployment.ts';
 import { basicDeploymentSchema } from './apps/v1alpha1/basicdeployment-schema.ts';
 import { BASIC_REPLICA_SET } from './apps/v1alpha1/basicreplicaset.ts';
 import { basicReplicaSetSchema } from './apps/v1alpha1/basicreplicaset-schema.ts';
 import type { CustomResourceDefinition, PrinterColumn, ScaleSubresource } from './crd-types.ts';
+import { CONTRACT_LABEL } from './infra/contract/v1.ts';
 import { MACHINE } from './infra/v1alpha1/machine.ts';
 import { machineSchema } from './infra/v1alpha1/machine-schema.ts';
+import { POD_MACHINE } from './infra/v1alpha1/podmachine.ts';
+import { podMachineSchema } from './infra/v1alpha1/podmachine-schema.ts';
 import { VOLUME_BACKUP } from './infra/v1alpha1/volumebackup.ts';
 import { volumeBackupSchema } from './infra/v1alpha1/volumebackup-schema.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
@@ -40,6 +43,7 @@ function customResourceDefinition(options: {
   schema: JsonSchemaProps;
   columns: readonly PrinterColumn[];
   scale?: ScaleSubresource;
+  labels?: Record<string, string>;
 }): CustomResourceDefinition {
   const { resource, schema, columns, scale } = options;
   return {
@@ -47,7 +51,7 @@ function customResourceDefinition(options: {
     kind: 'CustomResourceDefinition',
     metadata: {
       name: `${resource.plural}.${resource.group}`,
-      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, ...options.labels },
     },
     spec: {
       group: resource.group,
@@ -104,6 +108,24 @@ export const machineCrd = customResourceDefinition({
   schema: machineSchema,
   columns: [
     column('Phase', 'string', '.status.phase', 'Lifecycle phase'),
+    column('Provider', 'string', '.status.infrastructureRef.kind', 'Kind of the provider object'),
+    column(
+      'Infrastructure',
+      'string',
+      '.status.conditions[?(@.type=="InfrastructureReady")].status',
+      'Whether the provider object reports ready',
+    ),
+    column('Ready', 'boolean', '.status.ready', 'The provider is ready and nothing else holds the Machine'),
+  ],
+});
+
+/** The first provider of the Machine infrastructure contract: it declares contract v1 on its CRD. */
+export const podMachineCrd = customResourceDefinition({
+  resource: POD_MACHINE,
+  schema: podMachineSchema,
+  labels: { [CONTRACT_LABEL]: POD_MACHINE.version },
+  columns: [
+    column('Phase', 'string', '.status.phase', 'Lifecycle phase'),
     column('Ready', 'boolean', '.status.ready', 'The pod runs and every volume is bound'),
   ],
 });
@@ -122,5 +144,6 @@ export const CUSTOM_RESOURCE_DEFINITIONS: readonly CustomResourceDefinition[] = 
   basicDeploymentCrd,
   basicReplicaSetCrd,
   machineCrd,
+  podMachineCrd,
   volumeBackupCrd,
 ];

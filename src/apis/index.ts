@@ -2,6 +2,7 @@
 export * from './apps/v1alpha1/index.ts';
 export type * from './crd-types.ts';
 export * from './crds.ts';
+export * from './infra/contract/index.ts';
 export * from './infra/v1alpha1/index.ts';
 export type * from './json-schema.ts';
 export * from './meta.ts';

@@ -74,6 +74,31 @@ export const RULES = {
     message: 'maxSurge and maxUnavailable must not both be zero',
   },
   // On spec of Machine.
+  machineImageOrInfrastructureRef: {
+    rule: 'has(self.image) != has(self.infrastructureRef)',
+    message: 'set exactly one of image (an inline Machine, realized as a PodMachine) and infrastructureRef',
+  },
+  // On spec of Machine.
+  machineInlineFieldsNeedImage: {
+    rule: 'has(self.image) || (!has(self.command) && !has(self.args) && !has(self.volumes))',
+    message:
+      'command, args and volumes describe an inline Machine; with infrastructureRef they belong in the provider object',
+  },
+  // On spec of Machine: the PodMachine made from the inline fields is never rewritten.
+  machineInlineImmutable: {
+    rule:
+      'has(self.image) == has(oldSelf.image) && (!has(self.image) || self.image == oldSelf.image) && ' +
+      'has(self.command) == has(oldSelf.command) && (!has(self.command) || self.command == oldSelf.command) && ' +
+      'has(self.args) == has(oldSelf.args) && (!has(self.args) || self.args == oldSelf.args)',
+    message:
+      'image, command and args are immutable after creation: the PodMachine made from them is never rewritten',
+  },
+  // On spec.infrastructureRef of Machine.
+  machineInfrastructureRefImmutable: {
+    rule: 'self == oldSelf',
+    message: 'infrastructureRef is immutable',
+  },
+  // On spec of Machine.
   machineVolumesImmutable: {
     rule: 'has(self.volumes) == has(oldSelf.volumes) && (!has(self.volumes) || self.volumes == oldSelf.volumes)',
     message: 'volumes are immutable after creation',
@@ -88,6 +113,11 @@ export const RULES = {
   machineVolumeSizePositive: {
     rule: "type(self) == int ? self > 0 : isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))",
     message: 'size must be greater than zero',
+  },
+  // On spec of PodMachine: the Machine controller never writes it after creating it.
+  podMachineSpecImmutable: {
+    rule: 'self == oldSelf',
+    message: 'spec is immutable',
   },
   // On spec of VolumeBackup.
   volumeBackupSpecImmutable: {

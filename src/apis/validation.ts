@@ -14,6 +14,9 @@ import type { IntOrString, PodTemplate } from './apps/v1alpha1/workload.ts';
 import type { Machine, MachineVolume } from './infra/v1alpha1/machine.ts';
 import { MACHINE } from './infra/v1alpha1/machine.ts';
 import { machineSchema } from './infra/v1alpha1/machine-schema.ts';
+import type { PodMachine } from './infra/v1alpha1/podmachine.ts';
+import { POD_MACHINE } from './infra/v1alpha1/podmachine.ts';
+import { podMachineSchema } from './infra/v1alpha1/podmachine-schema.ts';
 import type { VolumeBackup } from './infra/v1alpha1/volumebackup.ts';
 import { VOLUME_BACKUP } from './infra/v1alpha1/volumebackup.ts';
 import { volumeBackupSchema } from './infra/v1alpha1/volumebackup-schema.ts';
@@ -160,8 +163,7 @@ export function basicReplicaSetRuleViolations(replicaSet: BasicReplicaSet): stri
   return workloadViolations(replicaSet.spec);
 }
 
-export function machineRuleViolations(machine: Machine): string[] {
-  const volumes = machine.spec.volumes ?? [];
+function volumeViolations(volumes: readonly MachineVolume[]): string[] {
   const errors: string[] = [];
   if (!mountPathsAreUnique(volumes)) errors.push(violation('spec.volumes', 'machineMountPathsUnique'));
   volumes.forEach((volume, index) => {
@@ -170,6 +172,21 @@ export function machineRuleViolations(machine: Machine): string[] {
     }
   });
   return errors;
+}
+
+export function machineRuleViolations(machine: Machine): string[] {
+  const { spec } = machine;
+  const errors: string[] = [];
+  if ((spec.image !== undefined) === (spec.infrastructureRef !== undefined)) {
+    errors.push(violation('spec', 'machineImageOrInfrastructureRef'));
+  }
+  const inline = spec.command !== undefined || spec.args !== undefined || spec.volumes !== undefined;
+  if (spec.image === undefined && inline) errors.push(violation('spec', 'machineInlineFieldsNeedImage'));
+  return [...errors, ...volumeViolations(spec.volumes ?? [])];
+}
+
+export function podMachineRuleViolations(podMachine: PodMachine): string[] {
+  return volumeViolations(podMachine.spec.volumes ?? []);
 }
 
 // Transition rules (oldSelf): only an update has them.
@@ -184,9 +201,34 @@ function workloadTransitionViolations(
 }
 
 function machineTransitionViolations(oldMachine: Machine, newMachine: Machine): string[] {
-  return sameListMap(oldMachine.spec.volumes, newMachine.spec.volumes)
+  const errors: string[] = [];
+  const { spec: before } = oldMachine;
+  const { spec: after } = newMachine;
+  if (
+    !isDeepStrictEqual(before.image, after.image) ||
+    !isDeepStrictEqual(before.command, after.command) ||
+    !isDeepStrictEqual(before.args, after.args)
+  ) {
+    errors.push(violation('spec', 'machineInlineImmutable'));
+  }
+  if (!sameListMap(before.volumes, after.volumes))
+    errors.push(violation('spec.volumes', 'machineVolumesImmutable'));
+  if (
+    before.infrastructureRef !== undefined &&
+    after.infrastructureRef !== undefined &&
+    !isDeepStrictEqual(before.infrastructureRef, after.infrastructureRef)
+  ) {
+    errors.push(violation('spec.infrastructureRef', 'machineInfrastructureRefImmutable'));
+  }
+  return errors;
+}
+
+function podMachineTransitionViolations(oldObject: PodMachine, newObject: PodMachine): string[] {
+  const { volumes: oldVolumes, ...oldRest } = oldObject.spec;
+  const { volumes: newVolumes, ...newRest } = newObject.spec;
+  return isDeepStrictEqual(oldRest, newRest) && sameListMap(oldVolumes, newVolumes)
     ? []
-    : [violation('spec.volumes', 'machineVolumesImmutable')];
+    : [violation('spec', 'podMachineSpecImmutable')];
 }
 
 function volumeBackupTransitionViolations(oldBackup: VolumeBackup, newBackup: VolumeBackup): string[] {
@@ -247,6 +289,12 @@ const machine = kindValidators<Machine>({
   rules: machineRuleViolations,
   transitionRules: machineTransitionViolations,
 });
+const podMachine = kindValidators<PodMachine>({
+  resource: POD_MACHINE,
+  schema: podMachineSchema,
+  rules: podMachineRuleViolations,
+  transitionRules: podMachineTransitionViolations,
+});
 const volumeBackup = kindValidators<VolumeBackup>({
   resource: VOLUME_BACKUP,
   schema: volumeBackupSchema,
@@ -261,5 +309,7 @@ export const validateBasicReplicaSet = basicReplicaSet.validate;
 export const validateBasicReplicaSetUpdate = basicReplicaSet.validateUpdate;
 export const validateMachine = machine.validate;
 export const validateMachineUpdate = machine.validateUpdate;
+export const validatePodMachine = podMachine.validate;
+export const validatePodMachineUpdate = podMachine.validateUpdate;
 export const validateVolumeBackup = volumeBackup.validate;
 export const validateVolumeBackupUpdate = volumeBackup.validateUpdate;

@@ -9,6 +9,7 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   machineCrd,
+  podMachineCrd,
   RULES,
   type ValidationRule,
   volumeBackupCrd,
@@ -161,6 +162,7 @@ describe('CRD details', () => {
         ['BasicDeployment', 'basicdeployments', ['bdeploy', 'bd']],
         ['BasicReplicaSet', 'basicreplicasets', ['brs']],
         ['Machine', 'machines', undefined],
+        ['PodMachine', 'podmachines', undefined],
         ['VolumeBackup', 'volumebackups', ['vb']],
       ],
     );
@@ -175,6 +177,7 @@ describe('CRD details', () => {
     assert.deepEqual(basicDeploymentCrd.spec.versions[0]?.subresources.scale, scale);
     assert.deepEqual(basicReplicaSetCrd.spec.versions[0]?.subresources.scale, scale);
     assert.equal(machineCrd.spec.versions[0]?.subresources.scale, undefined);
+    assert.equal(podMachineCrd.spec.versions[0]?.subresources.scale, undefined);
     assert.equal(volumeBackupCrd.spec.versions[0]?.subresources.scale, undefined);
   });
 
@@ -199,6 +202,13 @@ describe('CRD details', () => {
       'Age=.metadata.creationTimestamp:date',
     ]);
     assert.deepEqual(columns(machineCrd), [
+      'Phase=.status.phase:string',
+      'Provider=.status.infrastructureRef.kind:string',
+      'Infrastructure=.status.conditions[?(@.type=="InfrastructureReady")].status:string',
+      'Ready=.status.ready:boolean',
+      'Age=.metadata.creationTimestamp:date',
+    ]);
+    assert.deepEqual(columns(podMachineCrd), [
       'Phase=.status.phase:string',
       'Ready=.status.ready:boolean',
       'Age=.metadata.creationTimestamp:date',

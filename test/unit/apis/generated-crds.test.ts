@@ -39,6 +39,7 @@ describe('generated CRD files', () => {
       'apps.basicoperator.dev_basicdeployments.yaml',
       'apps.basicoperator.dev_basicreplicasets.yaml',
       'infra.basicoperator.dev_machines.yaml',
+      'infra.basicoperator.dev_podmachines.yaml',
       'infra.basicoperator.dev_volumebackups.yaml',
     ]);
     for (const name of names) {
@@ -66,6 +67,7 @@ describe('generated CRD files', () => {
         'bases/apps.basicoperator.dev_basicdeployments.yaml',
         'bases/apps.basicoperator.dev_basicreplicasets.yaml',
         'bases/infra.basicoperator.dev_machines.yaml',
+        'bases/infra.basicoperator.dev_podmachines.yaml',
         'bases/infra.basicoperator.dev_volumebackups.yaml',
       ],
     });

@@ -227,6 +227,51 @@ describe('validators reject invalid objects with readable messages', () => {
       ],
     ],
     [
+      'a Machine with both image and infrastructureRef',
+      () =>
+        validateMachine(
+          edited(machine(), {
+            'spec.infrastructureRef': {
+              apiVersion: 'examples.basicoperator.dev/v1alpha1',
+              kind: 'X',
+              name: 'x',
+            },
+          }),
+        ),
+      ['spec: set exactly one of image (an inline Machine, realized as a PodMachine) and infrastructureRef'],
+    ],
+    [
+      'a Machine with infrastructureRef and inline volumes',
+      () =>
+        validateMachine(
+          edited(machine(), {
+            'spec.image': undefined,
+            'spec.infrastructureRef': {
+              apiVersion: 'examples.basicoperator.dev/v1alpha1',
+              kind: 'X',
+              name: 'x',
+            },
+          }),
+        ),
+      [
+        'spec: command, args and volumes describe an inline Machine; with infrastructureRef they belong in the provider object',
+      ],
+    ],
+    [
+      'a Machine with neither image nor infrastructureRef, and a reference without a group',
+      () =>
+        validateMachine(
+          edited(machine(), {
+            'spec.image': undefined,
+            'spec.volumes': undefined,
+            'spec.infrastructureRef': { apiVersion: 'v1', kind: 'Pod', name: 'x' },
+          }),
+        ),
+      [
+        'spec.infrastructureRef.apiVersion: must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[a-z0-9]+$"',
+      ],
+    ],
+    [
       'a Machine with an unknown backup policy and phase',
       () =>
         validateMachine(edited(machine(), { 'spec.backup.policy': 'Always', 'status.phase': 'Sleeping' })),
@@ -345,7 +390,9 @@ describe('update validators enforce immutability', () => {
     reordered.spec.volumes?.reverse();
     assert.deepEqual(validateMachineUpdate(machine(), reordered), VALID);
     const newImage = edited(machine(), { 'spec.image': 'registry.k8s.io/pause:3.9' });
-    assert.deepEqual(validateMachineUpdate(machine(), newImage), VALID);
+    assert.deepEqual(errorsOf(validateMachineUpdate(machine(), newImage)), [
+      'spec: image, command and args are immutable after creation: the PodMachine made from them is never rewritten',
+    ]);
     const resized = edited(machine(), { 'spec.volumes.0.size': '2Gi' });
     assert.deepEqual(errorsOf(validateMachineUpdate(machine(), resized)), [
       'spec.volumes: volumes are immutable after creation',

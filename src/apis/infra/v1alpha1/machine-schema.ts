@@ -11,14 +11,14 @@ import { RULES } from '../../rules.ts';
 import { MACHINE_PHASES } from './machine.ts';
 
 // Bounds that keep the per-volume CEL rules inside the apiserver's cost budget.
-const MAX_VOLUMES = 16;
+export const MAX_VOLUMES = 16;
 const MAX_PATH_LENGTH = 1024;
 
 /** A non-negative resource.Quantity in string form: "1Gi", "500M", "1e9". */
 export const QUANTITY_PATTERN =
   '^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
-const volumeSchema: JsonSchemaProps = {
+export const machineVolumeSchema: JsonSchemaProps = {
   type: 'object',
   required: ['name', 'size', 'mountPath'],
   properties: {
@@ -52,22 +52,55 @@ const volumeSchema: JsonSchemaProps = {
   },
 };
 
+/** A reference to a provider object of the infrastructure contract (docs/contracts.md). */
+export const infrastructureReferenceSchema: JsonSchemaProps = {
+  type: 'object',
+  required: ['apiVersion', 'kind', 'name'],
+  properties: {
+    apiVersion: {
+      type: 'string',
+      description: 'group/version of the provider kind.',
+      maxLength: 317,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[a-z0-9]+$',
+    },
+    kind: { type: 'string', minLength: 1, maxLength: 63, pattern: '^[A-Z][A-Za-z0-9]*$' },
+    name: objectNameSchema,
+    namespace: {
+      type: 'string',
+      description: "Must be the Machine's own namespace when set; a provider object never lives elsewhere.",
+      maxLength: 63,
+    },
+  },
+};
+
+/** image, command and args of the Machine's (or PodMachine's) single container. */
+export const containerFieldsSchema: Record<string, JsonSchemaProps> = {
+  image: { type: 'string', minLength: 1, description: 'Container image of the Machine pod.' },
+  command: { type: 'array', items: { type: 'string' } },
+  args: { type: 'array', items: { type: 'string' } },
+};
+
+export const volumesSchema: JsonSchemaProps = {
+  type: 'array',
+  description: 'One PersistentVolumeClaim each, mounted into the pod. Immutable after creation.',
+  maxItems: MAX_VOLUMES,
+  items: machineVolumeSchema,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['name'],
+  'x-kubernetes-validations': [RULES.machineMountPathsUnique],
+};
+
 const specSchema: JsonSchemaProps = {
   type: 'object',
-  required: ['image'],
   properties: {
-    image: { type: 'string', minLength: 1, description: 'Container image of the Machine pod.' },
-    command: { type: 'array', items: { type: 'string' } },
-    args: { type: 'array', items: { type: 'string' } },
-    volumes: {
-      type: 'array',
-      description: 'One PersistentVolumeClaim each, mounted into the pod. Immutable after creation.',
-      maxItems: MAX_VOLUMES,
-      items: volumeSchema,
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
-      'x-kubernetes-validations': [RULES.machineMountPathsUnique],
+    infrastructureRef: {
+      ...infrastructureReferenceSchema,
+      description:
+        'The provider object that realizes this Machine (docs/contracts.md). Exclusive with image. Immutable.',
+      'x-kubernetes-validations': [RULES.machineInfrastructureRefImmutable],
     },
+    ...containerFieldsSchema,
+    volumes: volumesSchema,
     backup: {
       type: 'object',
       default: { policy: 'OnDelete' },
@@ -81,7 +114,38 @@ const specSchema: JsonSchemaProps = {
       },
     },
   },
-  'x-kubernetes-validations': [RULES.machineVolumesImmutable],
+  'x-kubernetes-validations': [
+    RULES.machineImageOrInfrastructureRef,
+    RULES.machineInlineFieldsNeedImage,
+    RULES.machineInlineImmutable,
+    RULES.machineVolumesImmutable,
+  ],
+};
+
+export const addressesSchema: JsonSchemaProps = {
+  type: 'array',
+  maxItems: 32,
+  items: {
+    type: 'object',
+    required: ['type', 'address'],
+    properties: { type: { type: 'string', maxLength: 63 }, address: { type: 'string', maxLength: 253 } },
+  },
+};
+
+export const volumeStatusesSchema: JsonSchemaProps = {
+  type: 'array',
+  maxItems: MAX_VOLUMES,
+  items: {
+    type: 'object',
+    required: ['name', 'claimName'],
+    properties: {
+      name: { type: 'string' },
+      claimName: { type: 'string' },
+      phase: { type: 'string', description: "The claim's phase as last observed." },
+    },
+  },
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['name'],
 };
 
 const statusSchema: JsonSchemaProps = {
@@ -89,28 +153,22 @@ const statusSchema: JsonSchemaProps = {
   properties: {
     phase: { type: 'string', enum: MACHINE_PHASES },
     ready: { type: 'boolean' },
-    volumes: {
-      type: 'array',
-      maxItems: MAX_VOLUMES,
-      items: {
-        type: 'object',
-        required: ['name', 'claimName'],
-        properties: {
-          name: { type: 'string' },
-          claimName: { type: 'string' },
-          phase: { type: 'string', description: "The claim's phase as last observed." },
-        },
-      },
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['name'],
+    infrastructureRef: {
+      ...infrastructureReferenceSchema,
+      description:
+        'The provider object in use: spec.infrastructureRef, or the PodMachine made for an inline Machine.',
     },
+    providerID: { type: 'string', maxLength: 512, description: 'Copied from the provider object.' },
+    addresses: addressesSchema,
+    volumes: volumeStatusesSchema,
     observedGeneration: observedGenerationSchema,
     conditions: conditionsSchema,
   },
 };
 
 export const machineSchema: JsonSchemaProps = rootSchema({
-  description: 'Machine runs one pod with one PersistentVolumeClaim per volume.',
+  description:
+    'Machine: compute and volumes realized by a provider object of the infrastructure contract (spec.infrastructureRef), or inline as a PodMachine.',
   spec: specSchema,
   status: statusSchema,
 });

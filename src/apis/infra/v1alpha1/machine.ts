@@ -1,7 +1,9 @@
-// Machine: one Pod plus one PersistentVolumeClaim per volume.
+// Machine: compute and storage realized by a provider object that follows the infrastructure
+// contract (docs/contracts.md), named by spec.infrastructureRef or made from the inline fields.
 import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
 import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
+import type { InfrastructureAddress, InfrastructureReference } from '../contract/v1.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 
 const machineResource = {
@@ -44,10 +46,13 @@ export interface MachineBackup {
 }
 
 export interface MachineSpec {
-  image: string;
+  /** The provider object that realizes this Machine, in its namespace. Exclusive with `image`. */
+  infrastructureRef?: InfrastructureReference;
+  /** Inline Machine: a PodMachine of the Machine's name is made from these fields. Immutable. */
+  image?: string;
   command?: string[];
   args?: string[];
-  /** Immutable after creation. */
+  /** Inline Machine only. Immutable after creation. */
   volumes?: MachineVolume[];
   /** Default {policy: OnDelete}. */
   backup?: MachineBackup;
@@ -73,6 +78,12 @@ export interface MachineVolumeStatus {
 export interface MachineStatus {
   phase?: MachinePhase;
   ready?: boolean;
+  /** The provider object in use: spec.infrastructureRef, or the PodMachine made for an inline Machine. */
+  infrastructureRef?: InfrastructureReference;
+  /** Copied from the provider object. */
+  providerID?: string;
+  addresses?: InfrastructureAddress[];
+  /** Copied from the provider object: each volume's claim, which a backup copies. */
   volumes?: MachineVolumeStatus[];
   observedGeneration?: number;
   conditions?: Condition[];

@@ -165,8 +165,10 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
     60_000,
     async () => {
       const sa = serviceAccount();
-      // The workload namespace gets the manager ClusterRole, the release namespace the leader-election
-      // Role, and any other namespace nothing at all (no ClusterRoleBinding with watchNamespaces).
+      // The workload namespace gets the manager ClusterRole (aggregated: the chart's base role, and any
+      // provider's role labelled aggregate-to-manager), the release namespace the leader-election Role,
+      // and every namespace reading CRDs (cluster-scoped; the only ClusterRoleBinding with
+      // watchNamespaces).
       for (const namespace of [WORKLOAD_NS, RELEASE_NS, 'default']) {
         const declared = declaredPermissions(manifests, sa, namespace);
         const table = await tools.kubectlOk([

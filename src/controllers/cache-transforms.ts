@@ -18,7 +18,6 @@ import type {
 } from '@kubernetes/client-node';
 import type { Shape } from '../runtime/cache/keep-fields.ts';
 import { POD_DELETION_COST_ANNOTATION } from './basicreplicaset/logic/pod-state.ts';
-import { RESTORED_FROM_ANNOTATION } from './machine/names.ts';
 
 /**
  * What the runtime's metadata-only caches keep too (slimMetadata): identity (keys, uid
@@ -95,8 +94,8 @@ export const JOB_FIELDS: Shape<V1Job> = {
 
 export const CLAIM_FIELDS: Shape<V1PersistentVolumeClaim> = {
   ...TYPE,
-  // A restored claim is marked (machine/restore.ts).
-  metadata: { ...METADATA, annotations: { [RESTORED_FROM_ANNOTATION]: true } },
+  // A restored claim is marked (the PodMachine controller's restore).
+  metadata: { ...METADATA, annotations: { 'infra.basicoperator.dev/restored-from': true } },
   // A backup claim is as big as its source, of the same class (volumebackup/children.ts).
   spec: { resources: { requests: true }, storageClassName: 'shared' },
   // Bound or not (machine/reconciler.ts); the source's capacity (volumebackup/children.ts).

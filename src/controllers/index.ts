@@ -49,6 +49,6 @@ export const operatorManagerOptions: ManagerOptions = {
 export function registerControllers(manager: Manager, options: OperatorOptions): void {
   registerBasicDeploymentController(manager);
   registerBasicReplicaSetController(manager);
-  registerMachineController(manager, options);
+  registerMachineController(manager);
   registerVolumeBackupController(manager, options);
 }

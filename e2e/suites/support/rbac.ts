@@ -1,4 +1,4 @@
-import type { RbacV1Subject, V1PolicyRule, V1RoleRef } from '@kubernetes/client-node';
+import type { RbacV1Subject, V1AggregationRule, V1PolicyRule, V1RoleRef } from '@kubernetes/client-node';
 import type { Manifest } from './release.ts';
 
 /**
@@ -36,11 +36,32 @@ interface Binding extends Manifest {
 
 interface Role extends Manifest {
   rules?: V1PolicyRule[];
+  aggregationRule?: V1AggregationRule;
+}
+
+/**
+ * The rules a role grants: its own, or for an aggregated ClusterRole (whose rules the control plane
+ * fills in) those of every ClusterRole in `manifests` whose labels its selectors match.
+ */
+function rulesOf(role: Role, manifests: Manifest[]): V1PolicyRule[] {
+  const selectors = role.aggregationRule?.clusterRoleSelectors;
+  if (!selectors) return role.rules ?? [];
+  const matches = (labels: Record<string, string> | undefined) =>
+    selectors.some((selector) => {
+      if (selector.matchExpressions?.length) {
+        throw new Error(`${role.metadata.name}: aggregation by matchExpressions is not supported here`);
+      }
+      return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
+    });
+  return manifests
+    .filter((m): m is Role => m.kind === 'ClusterRole' && m !== role && matches(m.metadata.labels))
+    .flatMap((m) => m.rules ?? []);
 }
 
 /**
  * The permissions the rendered chart grants the ServiceAccount in `namespace`: the rules of every
- * Role or ClusterRole that a RoleBinding there, or a ClusterRoleBinding, binds to it.
+ * Role or ClusterRole that a RoleBinding there, or a ClusterRoleBinding, binds to it (an aggregated
+ * ClusterRole's from the chart's ClusterRoles it selects).
  */
 export function declaredPermissions(
   manifests: Manifest[],
@@ -72,7 +93,7 @@ export function declaredPermissions(
         `${binding.kind} ${binding.metadata.name} refers to ${binding.roleRef.kind} ${binding.roleRef.name}, which the chart does not render`,
       );
     }
-    for (const rule of role.rules ?? []) for (const p of expandRule(rule)) out.add(p);
+    for (const rule of rulesOf(role, manifests)) for (const p of expandRule(rule)) out.add(p);
   }
   return out;
 }

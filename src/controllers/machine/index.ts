@@ -1,68 +1,60 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
+import { CONTRACT_VERSION, MACHINE, type Machine } from '../../apis/index.ts';
+import { ResourceDiscovery } from '../../runtime/client/discovery.ts';
+import type { KubeObject, Unstructured } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
+import { KindWatches } from '../../runtime/controller/kind-watches.ts';
 import type { Predicate } from '../../runtime/controller/predicates.ts';
-import type { Request } from '../../runtime/controller/reconciler.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
-import { backupFinalizerChanged } from './gate.ts';
 import { MachineReconciler } from './reconciler.ts';
+import { crdRequests, providerRequests } from './requests.ts';
 
 export const CONTROLLER_NAME = 'machine';
 
+const finalizersOf = (obj: KubeObject): string => JSON.stringify(obj.metadata?.finalizers ?? []);
+
 /**
- * Machine updates worth a reconcile: a spec change (generation), the start of deletion, or the
- * backup finalizer coming or going (creation waits for it, see gate.ts). Status writes (its own, and
- * the VolumeBackup controller's condition) and other finalizer edits are ignored.
+ * Machine updates worth a reconcile: a spec change (generation), the start of deletion, or a change
+ * of finalizers (creation waits for the backup finalizer, see gate.ts; deletion waits for every other
+ * finalizer to go). Status writes (its own, and the VolumeBackup controller's condition) are ignored.
  */
-export const specOrDeletionChanged: Predicate = {
+export const machineChanged: Predicate = {
   update: (oldObj, newObj) =>
     oldObj.metadata?.generation !== newObj.metadata?.generation ||
     (oldObj.metadata?.deletionTimestamp == null) !== (newObj.metadata?.deletionTimestamp == null) ||
-    backupFinalizerChanged(oldObj, newObj),
+    finalizersOf(oldObj) !== finalizersOf(newObj),
 };
 
-export interface MachineOptions {
-  /** Image of the restore Jobs (--backup-job-image). */
-  backupJobImage: string;
-  /** How long a restore Job may run (--volume-copy-deadline). */
-  volumeCopyDeadlineMs: number;
-}
-
 /**
- * Machine: one PersistentVolumeClaim per volume plus one Pod, all controlled by the Machine.
- * Reconciles on spec changes and deletion (generation), on changes to its claims, pod and restore
- * Jobs, and on changes to a VolumeBackup one of its volumes restores from.
+ * Machine: realized by a provider object of the infrastructure contract (docs/contracts.md).
+ * Reconciles on Machine changes, on events of the provider objects (their kinds are watched from the
+ * first Machine that references one), and on changes of CustomResourceDefinitions (a kind that
+ * declares the contract, or stops declaring it).
  */
-export function registerMachineController(manager: Manager, options: MachineOptions): void {
+export function registerMachineController(manager: Manager): void {
   const machines = manager.cache.informerFor<Machine>(MACHINE);
-  const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
-  const restoringFrom = (backup: VolumeBackup): Request[] => {
-    const namespace = backup.metadata.namespace ?? '';
-    return machines
-      .list({ namespace })
-      .filter((m) => m.spec.volumes?.some((v) => v.restoreFrom?.volumeBackup === backup.metadata.name))
-      .map((m) => ({ namespace, name: m.metadata.name ?? '' }));
-  };
-  manager
+  const crds = manager.cache.informerFor<KubeObject>(CoreTypes.CustomResourceDefinition, {
+    metadataOnly: true,
+  });
+  const discovery = new ResourceDiscovery(manager.client);
+  const providers = new KindWatches<Unstructured>(manager.cache, providerRequests(machines));
+  const controller = manager
     .controller(CONTROLLER_NAME)
-    .for(MACHINE, specOrDeletionChanged)
+    .for(MACHINE, machineChanged)
     // The VolumeBackup controller sets a condition of its own in this status: each owns its fields.
     .status({ strategy: 'apply' })
-    .owns(CoreTypes.PersistentVolumeClaim)
-    .owns(CoreTypes.Pod)
-    .owns(CoreTypes.Job)
-    .watches<VolumeBackup>(VOLUME_BACKUP, restoringFrom)
+    .watches(crds, crdRequests(machines, discovery))
     .complete(
       new MachineReconciler({
         client: manager.client,
         machines,
-        pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
-        claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
-        jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
-        backups,
+        crds,
+        discovery,
+        providers,
         events: manager.eventsFor(CONTROLLER_NAME, MACHINE),
-        copyImage: options.backupJobImage,
-        restoreDeadlineSeconds: Math.ceil(options.volumeCopyDeadlineMs / 1000),
       }),
     );
+  providers.bind(controller);
+  manager.log
+    .child({ controller: CONTROLLER_NAME })
+    .info('Machine infrastructure contract versions supported', { versions: [CONTRACT_VERSION] });
 }

@@ -1,61 +1,79 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import type { Machine, MachineVolume, VolumeBackup } from '../../apis/index.ts';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import {
+  AGGREGATE_TO_MANAGER_LABEL,
+  type InfrastructureReference,
+  isViolation,
+  MACHINE,
+  MACHINE_FINALIZER,
+  type Machine,
+  POD_MACHINE,
+  readInfrastructure,
+  STOP_REQUESTED_ANNOTATION,
+  stopRequested,
+} from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
+import type { ResourceDiscovery } from '../../runtime/client/discovery.ts';
+import { isAlreadyExists, isForbidden, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
-import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
+import {
+  controllerRefOf,
+  isBeingDeleted,
+  type KubeObject,
+  toUnstructured,
+  type Unstructured,
+} from '../../runtime/client/object.ts';
+import type { ResourceType } from '../../runtime/client/resource.ts';
+import type { KindWatches } from '../../runtime/controller/kind-watches.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
-import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
-import { creationBlocked, WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
-import {
-  claimName,
-  podName,
-  RESTORED_FROM_ANNOTATION,
-  ROLE_LABEL,
-  restoredFromValue,
-  restoreJobName,
-} from './names.ts';
-import { observePod } from './observe.ts';
-import { jobOutcome, type RestoreState, restoreState } from './restore.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
+import { adopt, isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { creationBlocked } from './gate.ts';
+import { desiredPodMachine } from './inline.ts';
+import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './reference.ts';
+import { type Resolution, resolveReference } from './resolve.ts';
 import {
   computeMachineStatus,
-  type MachineObservations,
-  type PodObservation,
-  VOLUMES_READY,
-  type VolumeObservation,
+  INFRASTRUCTURE_READY,
+  type Infrastructure,
+  type MachineObservation,
+  type ProblemReason,
+  WARNING_REASONS,
 } from './status.ts';
 
 export interface MachineDeps {
   client: KubeClient;
   machines: Informer<Machine>;
-  pods: Informer<V1Pod>;
-  claims: Informer<V1PersistentVolumeClaim>;
-  jobs: Informer<V1Job>;
-  backups: Informer<VolumeBackup>;
+  /** CustomResourceDefinitions, metadata only: which kinds declare the contract. */
+  crds: Informer<KubeObject>;
+  discovery: ResourceDiscovery;
+  /** Informers of the provider kinds, made (and watched) when a Machine first references one. */
+  providers: Pick<KindWatches<Unstructured>, 'informerFor'>;
   events: ObjectEventRecorder<Machine>;
-  /** Image of the restore Jobs (the manager's --backup-job-image). */
-  copyImage: string;
-  /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
-  restoreDeadlineSeconds: number;
   now?: () => Date;
+  /** How long a reconcile waits for the first list of a provider kind's new informer (default 10 s). */
+  firstListTimeoutMs?: number;
 }
 
-/** Whether this reconcile may create children, and whether it held back a create it needed. */
-interface CreationGate {
-  readonly allowed: boolean;
-  held: boolean;
+/** What one pass found out, and when to look again (undefined: when something changes). */
+interface Step {
+  observation: MachineObservation;
+  result?: Result;
 }
+
+/** The provider kind's resource type and its cache, or why the reference cannot be followed. */
+type LookUp =
+  | { ok: true; type: ResourceType<Unstructured>; informer: Informer<Unstructured> }
+  | Extract<Resolution, { ok: false }>;
 
 /**
- * Realizes a Machine as one PersistentVolumeClaim per volume plus one Pod mounting them, all
- * controlled by the Machine. Volumes with `restoreFrom` are filled by a restore Job before the pod
- * starts. On deletion it stops the pod, keeps the claims, and reports Stopping then Stopped; it knows
- * nothing about backups or finalizers, which are the VolumeBackup controller's business.
+ * Realizes a Machine through the infrastructure contract (docs/contracts.md): it makes a PodMachine
+ * for an inline Machine or follows spec.infrastructureRef, owns the provider object, mirrors its
+ * readiness and copies its providerID, addresses and volumes; on deletion it asks the provider to
+ * stop, reports Stopped once it has, and deletes the object only when its own finalizer is the last.
+ * Provider objects are read only through the contract: unstructured, by field path.
  */
 export class MachineReconciler implements Reconciler<Machine> {
   private readonly deps: MachineDeps;
@@ -65,387 +83,368 @@ export class MachineReconciler implements Reconciler<Machine> {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
-    const machine = this.deps.machines.get(request.namespace, request.name);
+    let machine = this.deps.machines.get(request.namespace, request.name);
     if (!machine) return undefined;
-    await this.releaseFinishedRestorePods(machine, ctx);
-    if (isBeingDeleted(machine)) return this.stop(machine, ctx);
-
-    const blocked = creationBlocked(machine);
-    const gate: CreationGate = { allowed: blocked === undefined, held: false };
-    let requeue = false;
-    const volumeObservations: VolumeObservation[] = [];
-    for (const volume of volumes(machine)) {
-      const observation = await this.reconcileVolume(machine, volume, gate, ctx);
-      if (!observation) requeue = true;
-      else volumeObservations.push(observation);
+    if (isBeingDeleted(machine)) return this.reconcileDeletion(machine, ctx);
+    if (!hasFinalizer(machine, MACHINE_FINALIZER)) {
+      // First, so the Machine never goes while a provider object of it exists.
+      try {
+        machine = await addFinalizer(this.deps.client, MACHINE, machine, MACHINE_FINALIZER, {
+          signal: ctx.signal,
+        });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+      ctx.log.debug('added the machine finalizer');
     }
-    if (requeue) return { requeue: true };
-
-    const podObservation = await this.reconcilePod(machine, volumeObservations, gate, ctx);
-    if (!podObservation) return { requeue: true };
-    // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
-    const refused =
-      podObservation.refused !== undefined || volumeObservations.some((v) => v.refused !== undefined);
-    const retry: Result | undefined = refused ? { requeue: true } : undefined;
-    this.writeStatus(
-      machine,
-      {
-        generation: machine.metadata.generation,
-        deleting: false,
-        stopped: false,
-        volumes: volumeObservations,
-        pod: podObservation,
-        ...(gate.held && blocked !== undefined
-          ? { waiting: { reason: WAITING_FOR_BACKUP_FINALIZER, message: blocked } }
-          : {}),
-      },
-      ctx,
-    );
-    // Waiting for the finalizer needs no requeue: its arrival is a Machine update that wakes us.
-    return retry;
+    const step = await this.realize(machine, ctx);
+    this.report(machine, step.observation, ctx);
+    return step.result;
   }
 
-  /** Ensures the volume's claim (and its restore); undefined when the cache has to catch up first. */
-  private async reconcileVolume(
-    machine: Machine,
-    volume: MachineVolume,
-    gate: CreationGate,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<VolumeObservation | undefined> {
-    const ns = machine.metadata.namespace ?? '';
-    const name = claimName(machine, volume);
-    let claim = this.deps.claims.get(ns, name);
-    if (claim && !isControlledBy(claim, machine)) {
-      return {
-        name: volume.name,
-        claimName: name,
-        conflict: `claim ${name} exists and is not controlled by this Machine; delete or rename it`,
-        restore: { kind: 'none' },
-      };
-    }
-    if (!claim && !gate.allowed) {
-      gate.held = true;
-      return { name: volume.name, claimName: name, restore: { kind: 'none' } };
-    }
-    if (!claim) {
-      try {
-        claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(machine, volume), ctx);
-      } catch (err) {
-        // Refused (a storage quota, a webhook) or invalid: reported, and retried with backoff.
-        if (!isForbidden(err) && !isInvalid(err)) throw err;
-        return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
+  /** The provider object of a live Machine: made or found, owned, and read. */
+  private async realize(machine: Machine, ctx: ReconcileContext<Machine>): Promise<Step> {
+    const generation = machine.metadata.generation;
+    const observe = (infrastructure: Infrastructure, ref?: InfrastructureReference): MachineObservation => ({
+      generation,
+      ...(ref ? { ref } : {}),
+      infrastructure,
+    });
+    const cross = crossNamespaceProblem(machine);
+    if (cross) return { observation: observe(problem('CrossNamespaceReference', cross)) };
+    const blocked = creationBlocked(machine);
+    if (blocked) return { observation: observe({ kind: 'blocked', message: blocked }) };
+
+    const ref = infrastructureRefOf(machine);
+    const name = describeRef(ref);
+    const namespace = machine.metadata.namespace ?? '';
+    // A referenced object is the one in use from the start; a PodMachine once it exists.
+    const statusRef = isInline(machine) ? undefined : ref;
+    try {
+      const found = await this.lookUp(ref, ctx);
+      if (!found.ok) {
+        const result = found.retryAfterMs !== undefined ? { requeueAfterMs: found.retryAfterMs } : undefined;
+        return { observation: observe(problem(found.reason, found.message), statusRef), result };
       }
-      if (!claim) {
-        // AlreadyExists: ours and not cached yet, or someone else's (the cache holds only objects
-        // with our label, so a foreign claim of this name is invisible to it): look live.
-        const existing = await this.liveGet<V1PersistentVolumeClaim>(
-          CoreTypes.PersistentVolumeClaim,
-          ns,
-          name,
-          ctx,
-        );
-        if (!existing) return undefined;
-        if (!isControlledBy(existing, machine)) {
+      let obj = found.informer.get(namespace, ref.name);
+      if (!obj && !isInline(machine)) {
+        return {
+          observation: observe(
+            problem(
+              'InfrastructureNotFound',
+              `${name} (${ref.apiVersion}) does not exist in namespace ${namespace}; waiting for it to be created`,
+            ),
+            statusRef,
+          ),
+        };
+      }
+      if (!obj) {
+        obj = await this.createPodMachine(machine, found.type, ctx);
+        // AlreadyExists, then gone at once: look again with backoff.
+        if (!obj)
           return {
-            name: volume.name,
-            claimName: name,
-            conflict: `claim ${name} exists and is not controlled by this Machine; delete or rename it`,
-            restore: { kind: 'none' },
+            observation: observe(
+              problem('InfrastructureNotFound', `${name} was deleted while being created`),
+            ),
+            result: { requeue: true },
           };
-        }
-        claim = existing;
-      } else {
+      }
+      const owner = controllerRefOf(obj);
+      if (owner ? owner.uid !== machine.metadata.uid : isInline(machine)) {
+        const whose = owner
+          ? `is controlled by ${owner.kind} ${owner.name}`
+          : 'was not made for this Machine (it has no controller)';
+        return {
+          observation: observe(
+            problem(
+              'InfrastructureOwnedByOther',
+              `${name} ${whose}; a provider object serves one Machine. Delete or rename it, or reference another object`,
+            ),
+            statusRef,
+          ),
+        };
+      }
+      if (!owner) {
+        obj = await adopt(this.deps.client, found.type, obj, machine, MACHINE, { signal: ctx.signal });
         this.deps.events.normal(machine, {
-          reason: 'ClaimCreated',
-          action: 'Create',
-          note: `Created claim ${name}`,
+          reason: 'InfrastructureOwned',
+          action: 'Adopt',
+          note: `Set this Machine as the controller owner of ${name}`,
         });
       }
+      return { observation: observe(this.read(ref, obj), ref) };
+    } catch (err) {
+      if (!isForbidden(err)) throw err;
+      return { observation: observe(forbidden(ref, err), statusRef), result: { requeue: true } };
     }
-    const restore = await this.reconcileRestore(machine, volume, claim, gate, ctx);
-    return {
-      name: volume.name,
-      claimName: name,
-      claimPhase: claim.status?.phase ?? 'Pending',
-      restore,
-    };
   }
 
-  /** Moves a restore along: start the Job, then mark the claim restored once it succeeded. */
-  private async reconcileRestore(
+  /**
+   * Deletion: stop the provider, report Stopped once it has, delete it once every other finalizer
+   * is gone, and release the Machine once it is gone too.
+   */
+  private async reconcileDeletion(
     machine: Machine,
-    volume: MachineVolume,
-    claim: V1PersistentVolumeClaim,
-    gate: CreationGate,
     ctx: ReconcileContext<Machine>,
-  ): Promise<RestoreState> {
-    const source = volume.restoreFrom;
-    if (!source) return { kind: 'none' };
-    const ns = machine.metadata.namespace ?? '';
-    const jobName = restoreJobName(machine, volume);
-    const job = this.deps.jobs.get(ns, jobName);
-    if (job && !isControlledBy(job, machine)) {
-      return {
-        kind: 'failed',
-        reason: 'RestoreFailed',
-        message: `Job ${jobName} exists and is not controlled by this Machine; delete or rename it`,
-      };
-    }
-    const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
-    switch (state.kind) {
-      case 'start-job': {
-        if (!gate.allowed) {
-          gate.held = true;
-          return state;
-        }
-        const created = await this.create(
-          CoreTypes.Job,
-          desiredRestoreJob(
-            machine,
-            volume,
-            state.backupClaimName,
-            this.deps.copyImage,
-            this.deps.restoreDeadlineSeconds,
-          ),
-          ctx,
-        );
-        if (!created) {
-          // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
-          const existing = await this.liveGet<V1Job>(CoreTypes.Job, ns, jobName, ctx);
-          if (existing && !isControlledBy(existing, machine)) {
-            return {
-              kind: 'failed',
-              reason: 'RestoreFailed',
-              message: `Job ${jobName} exists and is not controlled by this Machine; delete or rename it`,
-            };
-          }
-        } else {
-          this.deps.events.normal(machine, {
-            reason: 'RestoreStarted',
-            action: 'Restore',
-            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
-          });
-        }
-        return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
+  ): Promise<Result | undefined> {
+    if (!hasFinalizer(machine, MACHINE_FINALIZER)) return undefined;
+    const others = (machine.metadata.finalizers ?? []).filter((f) => f !== MACHINE_FINALIZER);
+    const step = await this.stop(machine, others, ctx);
+    if (step.observation.infrastructure.kind === 'absent' && others.length === 0) {
+      try {
+        await removeFinalizer(this.deps.client, MACHINE, machine, MACHINE_FINALIZER, { signal: ctx.signal });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
       }
-      case 'job-succeeded': {
-        await this.deps.client.patch(CoreTypes.PersistentVolumeClaim, {
-          namespace: ns,
-          name: claim.metadata?.name ?? '',
+      ctx.log.info('removed the machine finalizer: no provider object is left');
+      return undefined;
+    }
+    this.report(machine, step.observation, ctx);
+    return step.result;
+  }
+
+  private async stop(
+    machine: Machine,
+    others: readonly string[],
+    ctx: ReconcileContext<Machine>,
+  ): Promise<Step> {
+    const generation = machine.metadata.generation;
+    const waitingFor =
+      others.length > 0 ? `; waiting for the finalizers ${others.join(', ')} before the Machine goes` : '';
+    const absent = (why: string, ref?: InfrastructureReference): Step => ({
+      observation: {
+        generation,
+        ...(ref ? { ref } : {}),
+        infrastructure: { kind: 'absent', message: why },
+        deleting: { stopped: true, message: `the Machine is being deleted; ${why}${waitingFor}` },
+      },
+    });
+    const cross = crossNamespaceProblem(machine);
+    if (cross) return absent('its reference names another namespace, so there is no provider object to stop');
+    const ref = infrastructureRefOf(machine);
+    const name = describeRef(ref);
+    const namespace = machine.metadata.namespace ?? '';
+    try {
+      const found = await this.lookUp(ref, ctx);
+      if (!found.ok && found.retryAfterMs !== undefined) {
+        // Discovery was read a moment ago: look again before concluding there is nothing to stop.
+        return {
+          observation: {
+            generation,
+            ref,
+            infrastructure: problem(found.reason, found.message),
+            deleting: { stopped: false, message: `the Machine is being deleted; looking up ${name}` },
+          },
+          result: { requeueAfterMs: found.retryAfterMs },
+        };
+      }
+      if (!found.ok) return absent(`there is no provider object to stop (${found.message})`);
+      const obj =
+        found.informer.get(namespace, ref.name) ?? (await this.liveGet(found.type, namespace, ref.name, ctx));
+      if (!obj) return absent(`${name} does not exist`, ref);
+      if (!isControlledBy(obj, machine))
+        return absent(`${name} is not controlled by this Machine; it is left alone`, ref);
+      const observe = (infrastructure: Infrastructure, stopped: boolean, message: string): Step => ({
+        observation: { generation, ref, infrastructure, deleting: { stopped, message } },
+      });
+
+      let current = obj;
+      if (!stopRequested(current)) {
+        current = await this.deps.client.patch(found.type, {
+          namespace,
+          name: ref.name,
           patchType: 'merge',
-          body: { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
+          body: { metadata: { annotations: { [STOP_REQUESTED_ANNOTATION]: 'true' } } },
           signal: ctx.signal,
         });
         this.deps.events.normal(machine, {
-          reason: 'RestoreCompleted',
-          action: 'Restore',
-          note: `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
+          reason: 'StopRequested',
+          action: 'Stop',
+          note: `Asked ${name} to stop its compute and keep its volumes`,
         });
-        return { kind: 'restored' };
       }
-      case 'waiting':
-        if (state.reason === 'BackupNotFound' && this.conditionReason(machine) !== 'BackupNotFound') {
-          this.deps.events.warning(machine, {
-            reason: 'BackupNotFound',
-            action: 'Restore',
-            note: state.message,
-          });
-        }
-        return state;
-      default:
-        return state;
+      const infrastructure = this.read(ref, current);
+      if (infrastructure.kind !== 'provider' || !infrastructure.view.stopped) {
+        return observe(
+          infrastructure,
+          false,
+          `the Machine is being deleted; waiting for ${name} to stop (status.stopped)`,
+        );
+      }
+      if (others.length > 0) {
+        return observe(
+          infrastructure,
+          true,
+          `the Machine is being deleted; ${name} has stopped and keeps its volumes${waitingFor}`,
+        );
+      }
+      if (!isBeingDeleted(current)) {
+        await this.deleteProvider(found.type, current, ctx);
+        this.deps.events.normal(machine, {
+          reason: 'InfrastructureDeleted',
+          action: 'Delete',
+          note: `Deleting ${name}; the Machine goes once it is gone`,
+        });
+      }
+      return observe(infrastructure, true, `the Machine is being deleted; waiting for ${name} to be deleted`);
+    } catch (err) {
+      if (!isForbidden(err)) throw err;
+      return {
+        observation: {
+          generation,
+          ref,
+          infrastructure: forbidden(ref, err),
+          deleting: { stopped: false, message: `the Machine is being deleted; cannot stop ${name}` },
+        },
+        result: { requeue: true },
+      };
     }
   }
 
-  /** Creates the pod once every claim exists and every restore is done; undefined to requeue. */
-  private async reconcilePod(
+  /** The provider object through the contract; a status of the wrong shape is a violation. */
+  private read(ref: InfrastructureReference, obj: Unstructured): Infrastructure {
+    const name = describeRef(ref);
+    const view = readInfrastructure(obj);
+    if (isViolation(view)) {
+      return problem(
+        'ContractViolation',
+        `${name} breaks the Machine infrastructure contract: ${view.violation}; waiting for its provider to fix its status`,
+      );
+    }
+    return { kind: 'provider', name, view };
+  }
+
+  /**
+   * The resource type of the reference's kind and its (synced) cache, or why it cannot be followed.
+   * An informer made just now is waited for until its first list answered: a 403 from it is thrown.
+   */
+  private async lookUp(ref: InfrastructureReference, ctx: ReconcileContext<Machine>): Promise<LookUp> {
+    const resolution = await resolveReference(this.deps, ref, ctx.signal);
+    if (!resolution.ok) return resolution;
+    const informer = this.deps.providers.informerFor(resolution.type);
+    if (!informer.hasSynced) {
+      await firstList(informer, this.deps.firstListTimeoutMs ?? 10_000, ctx.signal);
+      if (!informer.hasSynced) {
+        const why = informer.lastError;
+        if (why !== undefined) throw why;
+        throw new Error(`the cache of ${resolution.type.plural}.${resolution.type.group} has not synced yet`);
+      }
+    }
+    return { ok: true, type: resolution.type, informer };
+  }
+
+  /** Creates the PodMachine of an inline Machine; on AlreadyExists the one there is, read live. */
+  private async createPodMachine(
     machine: Machine,
-    volumeObservations: readonly VolumeObservation[],
-    gate: CreationGate,
+    type: ResourceType<Unstructured>,
     ctx: ReconcileContext<Machine>,
-  ): Promise<PodObservation | undefined> {
-    const ns = machine.metadata.namespace ?? '';
-    const cached = this.deps.pods.get(ns, podName(machine));
-    const observation = observePod(machine, cached);
-    const volumesAllow = volumeObservations.every(
-      (v) =>
-        !v.conflict &&
-        v.refused === undefined &&
-        (v.restore.kind === 'none' || v.restore.kind === 'restored'),
-    );
-    if (cached || !volumesAllow) return observation;
-    if (!gate.allowed) {
-      gate.held = true;
-      return observation;
-    }
-    let pod: V1Pod | undefined;
+  ): Promise<Unstructured | undefined> {
+    const desired = desiredPodMachine(machine);
     try {
-      pod = await this.create(CoreTypes.Pod, desiredPod(machine), ctx);
-    } catch (err) {
-      // Refused by admission (Pod Security, quota, a webhook) or invalid: say so on the Machine
-      // rather than only failing the reconcile; the caller retries with the queue's backoff.
-      if (!isForbidden(err) && !isInvalid(err)) throw err;
-      return { ...observation, refused: errorMessage(err) };
-    }
-    if (!pod) {
-      // AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
-      const existing = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, podName(machine), ctx);
-      return existing ? observePod(machine, existing) : undefined;
-    }
-    this.deps.events.normal(machine, {
-      reason: 'PodCreated',
-      action: 'Create',
-      note: `Created pod ${podName(machine)}`,
-    });
-    return observePod(machine, pod);
-  }
-
-  /** Deletion: stop the pod (and any restore still copying), keep the claims, report Stopped. */
-  private async stop(machine: Machine, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
-    const ns = machine.metadata.namespace ?? '';
-    const name = podName(machine);
-    let pod = this.deps.pods.get(ns, name);
-    if (!pod) pod = await this.liveGet<V1Pod>(CoreTypes.Pod, ns, name, ctx);
-    const ours = pod && isControlledBy(pod, machine) ? pod : undefined;
-    if (ours && !isBeingDeleted(ours)) {
-      await this.deleteQuietly(CoreTypes.Pod, ours, 'Background', ctx);
+      const created = await this.deps.client.create(POD_MACHINE, desired, { signal: ctx.signal });
       this.deps.events.normal(machine, {
-        reason: 'Stopping',
-        action: 'Delete',
-        note: `Deleting pod ${name}`,
+        reason: 'InfrastructureCreated',
+        action: 'Create',
+        note: `Created ${POD_MACHINE.kind} ${desired.metadata.name} from the Machine's image and volumes`,
       });
-    }
-    const copying = (await this.liveRestoreJobs(machine, ctx)).filter((job) => jobOutcome(job) === undefined);
-    for (const job of copying) {
-      // Foreground: the Job stays (and counts as running) until its pods are gone.
-      if (!isBeingDeleted(job)) await this.deleteQuietly(CoreTypes.Job, job, 'Foreground', ctx);
-    }
-    const stopped = !ours && copying.length === 0;
-    const observations: MachineObservations = {
-      generation: machine.metadata.generation,
-      deleting: true,
-      stopped,
-      volumes: volumes(machine).map((volume) => {
-        const claim = this.deps.claims.get(ns, claimName(machine, volume));
-        const phase = claim && isControlledBy(claim, machine) ? claim.status?.phase : undefined;
-        return {
-          name: volume.name,
-          claimName: claimName(machine, volume),
-          ...(phase !== undefined ? { claimPhase: phase } : {}),
-          restore: { kind: 'none' },
-        };
-      }),
-      pod: observePod(machine, ours),
-    };
-    this.writeStatus(machine, observations, ctx);
-    return undefined;
-  }
-
-  /**
-   * The Machine's restore Jobs as the API server has them now. `Stopped` is the VolumeBackup
-   * controller's signal to copy the claims, so it must not rest on a cache that may not show a
-   * restore Job still writing into them (as the pod, it is read live during deletion).
-   */
-  private async liveRestoreJobs(machine: Machine, ctx: ReconcileContext<Machine>): Promise<V1Job[]> {
-    const ns = machine.metadata.namespace ?? '';
-    const found: V1Job[] = [];
-    for (const volume of volumes(machine)) {
-      if (!volume.restoreFrom) continue;
-      const job = await this.liveGet<V1Job>(CoreTypes.Job, ns, restoreJobName(machine, volume), ctx);
-      if (job && isControlledBy(job, machine) && job.metadata?.labels?.[ROLE_LABEL] === 'restore') {
-        found.push(job);
-      }
-    }
-    return found;
-  }
-
-  /**
-   * Deletes the pods of finished restore Jobs (the Jobs stay, as the record). The PVC protection
-   * controller counts every scheduled pod that names a claim as a user, finished or not, so these
-   * pods would otherwise keep the backup claim and the Machine's claim from ever being deleted.
-   */
-  private async releaseFinishedRestorePods(machine: Machine, ctx: ReconcileContext<Machine>): Promise<void> {
-    const finished = this.deps.jobs
-      .byOwner(machine.metadata.uid ?? '')
-      .filter((job) => job.metadata?.labels?.[ROLE_LABEL] === 'restore' && isControlledBy(job, machine))
-      .filter((job) => jobOutcome(job) !== undefined);
-    for (const job of finished) {
-      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
-        if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
-      }
-    }
-  }
-
-  /** Hands the status over; an Event when the phase changes. */
-  private writeStatus(machine: Machine, obs: MachineObservations, ctx: ReconcileContext<Machine>): void {
-    const now = this.deps.now?.() ?? new Date();
-    const before = ctx.status.latest(machine);
-    const status = computeMachineStatus(before, obs, now);
-    ctx.status.write(machine, status);
-    if (before?.phase === status.phase || status.phase === undefined) return;
-    ctx.log.info('machine phase changed', { from: before?.phase, to: status.phase });
-    const ready = findCondition(status.conditions, 'Ready');
-    if (status.phase === 'Failed') {
-      this.deps.events.warning(machine, {
-        reason: ready?.reason ?? 'Failed',
-        action: 'Reconcile',
-        note: ready?.message ?? 'failed',
-      });
-    } else if (status.phase === 'Running' || status.phase === 'Stopped') {
-      this.deps.events.normal(machine, {
-        reason: status.phase,
-        action: 'Reconcile',
-        note: ready?.message ?? status.phase,
-      });
-    }
-  }
-
-  private conditionReason(machine: Machine): string | undefined {
-    return findCondition(machine.status?.conditions, VOLUMES_READY)?.reason;
-  }
-
-  /** Creates `obj`; undefined on AlreadyExists (the cache is behind: requeue and look again). */
-  private async create<T extends KubeObject>(
-    type: ResourceType<T>,
-    obj: T,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.deps.client.create<T>(type, obj, { signal: ctx.signal });
+      return toUnstructured(created);
     } catch (err) {
-      if (isAlreadyExists(err)) return undefined;
-      throw err;
+      if (!isAlreadyExists(err)) throw err;
     }
+    // Ours, not cached yet, or someone else's: the caller tells which.
+    return this.liveGet(type, machine.metadata.namespace ?? '', desired.metadata.name ?? '', ctx);
   }
 
-  private async liveGet<T extends KubeObject>(
-    type: ResourceType<T>,
-    ns: string,
-    name: string,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.deps.client.get<T>(type, ns, name, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  private async deleteQuietly(
-    type: ResourceType,
-    obj: KubeObject,
-    propagationPolicy: 'Background' | 'Foreground',
+  private async deleteProvider(
+    type: ResourceType<Unstructured>,
+    obj: Unstructured,
     ctx: ReconcileContext<Machine>,
   ): Promise<void> {
     try {
+      // Foreground: the object stays (and keeps the Machine) until its dependents are gone.
       await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {
-        propagationPolicy,
+        propagationPolicy: 'Foreground',
         preconditions: { uid: obj.metadata?.uid },
         signal: ctx.signal,
       });
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
+  }
+
+  private async liveGet(
+    type: ResourceType<Unstructured>,
+    namespace: string,
+    name: string,
+    ctx: ReconcileContext<Machine>,
+  ): Promise<Unstructured | undefined> {
+    try {
+      return await this.deps.client.get(type, namespace, name, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Hands the status over; a Warning Event when InfrastructureReady turns to a problem, a Normal one on Running and Stopped. */
+  private report(machine: Machine, obs: MachineObservation, ctx: ReconcileContext<Machine>): void {
+    const before = ctx.status.latest(machine);
+    const status = computeMachineStatus(before, obs, this.deps.now?.() ?? new Date());
+    ctx.status.write(machine, status);
+    const previous = findCondition(before?.conditions, INFRASTRUCTURE_READY);
+    const infrastructure = findCondition(status.conditions, INFRASTRUCTURE_READY);
+    if (infrastructure && infrastructure.reason !== previous?.reason) {
+      ctx.log.info('InfrastructureReady changed', {
+        reason: infrastructure.reason,
+        message: infrastructure.message,
+      });
+      if (WARNING_REASONS.has(infrastructure.reason)) {
+        this.deps.events.warning(machine, {
+          reason: infrastructure.reason,
+          action: 'Reconcile',
+          note: infrastructure.message,
+        });
+      }
+    }
+    if (before?.phase === status.phase) return;
+    ctx.log.info('machine phase changed', { from: before?.phase, to: status.phase });
+    if (status.phase === 'Running' || status.phase === 'Stopped') {
+      this.deps.events.normal(machine, {
+        reason: status.phase,
+        action: 'Reconcile',
+        note: findCondition(status.conditions, 'Ready')?.message ?? status.phase,
+      });
+    }
+  }
+}
+
+function problem(reason: ProblemReason, message: string): Infrastructure {
+  return { kind: 'problem', reason, message };
+}
+
+/** A 403 on the provider kind: what was refused, and how to grant it. */
+function forbidden(ref: InfrastructureReference, err: unknown): Infrastructure {
+  return problem(
+    'InfrastructureForbidden',
+    `the operator may not read or change ${describeRef(ref)} (${ref.apiVersion}): ${errorMessage(err)}. ` +
+      `Grant it get, list, watch, patch and delete on the kind with a ClusterRole labelled ${AGGREGATE_TO_MANAGER_LABEL}: "true"; retrying with backoff`,
+  );
+}
+
+/** Waits for the informer's first list to answer, at most `timeoutMs`. */
+async function firstList(
+  informer: Informer<Unstructured>,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  const done = new AbortController();
+  const deadline = sleepFor(timeoutMs, undefined, { signal: AbortSignal.any([signal, done.signal]) }).catch(
+    () => undefined,
+  );
+  try {
+    await Promise.race([informer.listAttempted(), deadline]);
+  } finally {
+    done.abort();
   }
 }

@@ -47,10 +47,17 @@ export interface InformerCacheOptions extends CacheOptions {
  * The manager's cache: one informer per resource type and selection (label selector, full objects or
  * metadata only), shared by every controller that reads or watches it. Two controllers asking for
  * the same type with the same selection share one informer; a different selection is a second
- * informer with its own list and watch. Informers requested after start() start at once.
+ * informer with its own list and watch. Informers requested after start() start at once, and are not
+ * waited for by waitForSync() and unsynced().
  */
 export class InformerCache {
   private readonly informers = new Map<string, Informer<KubeObject>>();
+  /**
+   * Informers first asked for after start(): kinds a reconciler learns about at run time (a provider
+   * kind named by a reference). Their reconciler waits for them itself (Informer.listAttempted); a
+   * kind the operator may not list must hold neither /readyz nor the start of the controllers.
+   */
+  private readonly startedLate = new Set<string>();
   private readonly client: KubeClient;
   private readonly log: Logger;
   private readonly options: InformerCacheOptions;
@@ -85,7 +92,10 @@ export class InformerCache {
         : (this.options.reflector ?? {});
       informer = new Informer<KubeObject>(this.client, type, scope, this.log, reflector);
       this.informers.set(id, informer);
-      if (this.signal) informer.start(this.signal);
+      if (this.signal) {
+        this.startedLate.add(id);
+        informer.start(this.signal);
+      }
     }
     return informer as unknown as Informer<T>;
   }
@@ -95,13 +105,20 @@ export class InformerCache {
     for (const informer of this.informers.values()) informer.start(signal);
   }
 
+  /** Resolves once every informer asked for before start() has synced. */
   async waitForSync(): Promise<void> {
-    await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
+    await Promise.all(this.startupInformers().map(([, i]) => i.waitForSync()));
   }
 
-  /** Which informers have not synced yet (for /readyz). */
+  /** Which informers asked for before start() have not synced yet (for /readyz). */
   unsynced(): string[] {
-    return [...this.informers.entries()].filter(([, i]) => !i.hasSynced).map(([id]) => id);
+    return this.startupInformers()
+      .filter(([, i]) => !i.hasSynced)
+      .map(([id]) => id);
+  }
+
+  private startupInformers(): Array<[string, Informer<KubeObject>]> {
+    return [...this.informers.entries()].filter(([id]) => !this.startedLate.has(id));
   }
 
   async stopped(): Promise<void> {

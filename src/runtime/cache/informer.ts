@@ -82,6 +82,20 @@ export class Informer<T extends KubeObject> {
     return Promise.all(this.parts.map((p) => p.reflector.synced)).then(() => undefined);
   }
 
+  /**
+   * Resolves once every reflector has tried its first list, whether it succeeded (hasSynced) or not
+   * (lastError says why): an informer made at run time for a kind the operator may not be allowed
+   * to list answers here instead of never syncing.
+   */
+  listAttempted(): Promise<void> {
+    return Promise.all(this.parts.map((p) => p.reflector.listAttempted)).then(() => undefined);
+  }
+
+  /** Why a reflector's last list or watch failed, while it has not recovered; undefined otherwise. */
+  get lastError(): unknown {
+    return this.parts.find((p) => p.reflector.lastError !== undefined)?.reflector.lastError;
+  }
+
   /** Resolves when every reflector loop has ended (after the start signal aborts). */
   async stopped(): Promise<void> {
     await this.running;

@@ -82,6 +82,13 @@ export class Reflector<T extends KubeObject> {
   readonly synced: Promise<void> = new Promise((resolve) => {
     this.resolveSynced = resolve;
   });
+  private resolveListAttempted!: () => void;
+  /** Resolves once the first list has succeeded or failed (see lastError). */
+  readonly listAttempted: Promise<void> = new Promise((resolve) => {
+    this.resolveListAttempted = resolve;
+  });
+  /** Why the last list or watch failed (e.g. a 403); cleared once a list succeeds or a watch delivers. */
+  lastError: unknown;
   /** Counts of what happened, for tests and debugging. */
   readonly stats = { lists: 0, watches: 0, gone: 0, watchdogRestarts: 0, errors: 0 };
   private readonly client: KubeClient;
@@ -129,6 +136,8 @@ export class Reflector<T extends KubeObject> {
         if (needList) {
           await this.listAndReplace(signal);
           needList = false;
+          this.lastError = undefined;
+          this.resolveListAttempted();
         }
         const started = Date.now();
         await this.watchOnce(signal);
@@ -142,6 +151,8 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         this.stats.errors++;
+        this.lastError = err;
+        this.resolveListAttempted();
         const delay = this.backoff.next();
         this.log.warn('list/watch failed, retrying', {
           error: errorMessage(err),
@@ -225,6 +236,7 @@ export class Reflector<T extends KubeObject> {
       });
       for await (const event of events) {
         lastActivity = Date.now();
+        this.lastError = undefined;
         this.apply(event);
       }
     } catch (err) {

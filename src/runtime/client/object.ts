@@ -7,6 +7,19 @@ export interface KubeObject {
   metadata?: V1ObjectMeta;
 }
 
+/**
+ * An object of a kind known only at run time (a provider of a contract), read by field path, as
+ * client-go's unstructured.Unstructured is.
+ */
+export interface Unstructured extends KubeObject {
+  [field: string]: unknown;
+}
+
+/** Any object, seen as unstructured: read by field path from here on. */
+export function toUnstructured(obj: KubeObject): Unstructured {
+  return { ...obj };
+}
+
 export interface ObjectList<T extends KubeObject> {
   apiVersion?: string;
   kind?: string;

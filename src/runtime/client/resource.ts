@@ -1,4 +1,5 @@
 import type {
+  V1CustomResourceDefinition,
   V1Deployment,
   V1Job,
   V1Namespace,
@@ -86,6 +87,13 @@ export const CoreTypes = {
     plural: 'resourcequotas',
     namespaced: true,
   },
+  CustomResourceDefinition: resourceOf<V1CustomResourceDefinition>()({
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  }),
   Job: resourceOf<V1Job>()({ group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true }),
   Lease: { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true },
   Event: { group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },

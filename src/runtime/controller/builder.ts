@@ -11,7 +11,8 @@ import { applyOwnedFields, replaceWholeStatus } from '../write/status-strategy.t
 import { BackgroundStatusWriter, type ProgressOptions } from '../write/status-writer.ts';
 import { Controller, type RunnableController } from './controller.ts';
 import type { Predicate } from './predicates.ts';
-import type { Reconciler, Request } from './reconciler.ts';
+import type { Reconciler } from './reconciler.ts';
+import { dispatch, enqueueIf, type MapFunc, type Watch } from './watch.ts';
 
 /** What the builder needs from the manager. */
 export interface ControllerHost {
@@ -25,8 +26,6 @@ export interface ControllerHost {
   /** How long a stopping controller may take to finish its work (--graceful-shutdown-timeout). */
   readonly drainTimeoutMs?: number;
 }
-
-export type MapFunc<T extends KubeObject> = (obj: T) => Request[];
 
 /**
  * Where events come from: a type (the cache's default informer for it) or a given informer, e.g. one
@@ -48,10 +47,8 @@ export interface StatusOptions<T extends ObjectWithStatus> {
   concurrency?: number;
 }
 
-interface Watch {
+interface InformerWatch extends Watch {
   informer: Informer<KubeObject>;
-  map: MapFunc<KubeObject>;
-  predicates: Predicate[];
 }
 
 function groupOf(apiVersion: string | undefined): string {
@@ -94,7 +91,7 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
   private readonly name: string;
   private readonly forType: ResourceType<T>;
   private readonly forInformer: Informer<T>;
-  private readonly watchList: Watch[] = [];
+  private readonly watchList: InformerWatch[] = [];
   private readonly observers: { informer: Informer<KubeObject>; handler: EventHandler<KubeObject> }[] = [];
   private statusOptions: StatusOptions<T> | undefined;
 
@@ -209,45 +206,4 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
       },
     });
   }
-}
-
-interface Enqueuer {
-  enqueue(request: Request): void;
-}
-
-function enqueueIf(
-  controller: Enqueuer,
-  watch: Watch,
-  obj: KubeObject,
-  passes: (p: Predicate) => boolean | undefined,
-): void {
-  if (!watch.predicates.every((p) => passes(p) ?? true)) return;
-  for (const request of watch.map(obj)) if (request.name) controller.enqueue(request);
-}
-
-/** One handler per informer: the observers first, then the controller's enqueues, in that order. */
-function dispatch(
-  observers: EventHandler<KubeObject>[],
-  watches: () => Watch[],
-  controller: Enqueuer,
-): EventHandler<KubeObject> {
-  return {
-    onAdd: (obj) => {
-      for (const o of observers) o.onAdd?.(obj);
-      for (const w of watches()) enqueueIf(controller, w, obj, (p) => p.create?.(obj));
-    },
-    onUpdate: (oldObj, newObj) => {
-      for (const o of observers) o.onUpdate?.(oldObj, newObj);
-      for (const w of watches()) {
-        if (!w.predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) continue;
-        // Both sides: an object that changed owner must wake the old owner too.
-        enqueueIf(controller, w, oldObj, () => true);
-        enqueueIf(controller, w, newObj, () => true);
-      }
-    },
-    onDelete: (obj) => {
-      for (const o of observers) o.onDelete?.(obj);
-      for (const w of watches()) enqueueIf(controller, w, obj, (p) => p.delete?.(obj));
-    },
-  };
 }

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Registry } from 'prom-client';
+import type { Informer } from '../cache/informer.ts';
+import type { KubeObject } from '../client/object.ts';
 import { errorMessage, type Logger } from '../log.ts';
 import { controllerMetrics } from '../metrics.ts';
 import { createPrometheusQueueMetrics, defaultControllerRateLimiter, WorkQueue } from '../queue/index.ts';
 import type { ObjectWithStatus } from '../write/status.ts';
 import type { StatusWriter } from '../write/status-writer.ts';
+import type { Predicate } from './predicates.ts';
 import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError } from './reconciler.ts';
+import { dispatch, enqueueIf, type MapFunc, type Watch } from './watch.ts';
 
 export interface ControllerOptions {
   name: string;
@@ -106,6 +110,24 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
 
   enqueue(request: Request): void {
     this.queue.add(requestKey(request));
+  }
+
+  /**
+   * Adds an event source at any time, before or after start (controller-runtime's Controller.Watch
+   * on a running controller): for kinds a reconciler learns about only at run time. Events of
+   * `informer` that pass the predicates enqueue what `map` returns, from the moment the controller
+   * runs; what the informer holds already counts as added, as for the builder's watches.
+   */
+  watch<U extends KubeObject>(informer: Informer<U>, map: MapFunc<U>, ...predicates: Predicate<U>[]): void {
+    const watch: Watch<U> = { map, predicates };
+    const running = () => this.workers.length > 0;
+    if (!running()) {
+      this.onStart(() => {
+        for (const obj of informer.list()) enqueueIf(this, watch, obj, (p) => p.create?.(obj));
+      });
+    }
+    // A handler added to a synced informer is told about every cached object at once.
+    informer.addHandler(dispatch<U>([], () => (running() ? [watch] : []), this));
   }
 
   start(): void {

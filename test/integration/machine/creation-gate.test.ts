@@ -8,7 +8,6 @@ import { CONTROLLER_NAME, registerMachineController } from '../../../src/control
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
-import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import {
@@ -32,7 +31,7 @@ describe('the Machine controller waits for the backup finalizer', () => {
 
   before(async () => {
     await prepareCluster(10);
-    suite = await startOperatorSuite('machine-gate', (m) => registerMachineController(m, OPERATOR_DEFAULTS));
+    suite = await startOperatorSuite('machine-gate', (m) => registerMachineController(m));
     ({ client, ns } = suite);
   });
   after(() => stopMachineSuite(suite));

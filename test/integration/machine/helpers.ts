@@ -189,7 +189,7 @@ export async function startMachineSuite(
 ): Promise<MachineSuite> {
   await prepareCluster(freeVolumes);
   return startOperatorSuite(prefix, (m) => {
-    registerMachineController(m, OPERATOR_DEFAULTS);
+    registerMachineController(m);
     registerVolumeBackupController(m, { ...OPERATOR_DEFAULTS, ...backupOptions });
   });
 }

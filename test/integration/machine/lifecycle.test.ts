@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/machine/names.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -25,6 +24,9 @@ import {
   waitForGone,
   waitForMachine,
 } from './helpers.ts';
+
+/** What the PodMachine controller marks a restored claim with (until this suite runs on PodMachines). */
+const RESTORED_FROM_ANNOTATION = 'infra.basicoperator.dev/restored-from';
 
 describe('Machine lifecycle with backups', () => {
   let suite: MachineSuite | undefined;

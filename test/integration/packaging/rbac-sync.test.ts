@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { V1ClusterRoleBinding, V1Deployment, V1RoleBinding, V1Service } from '@kubernetes/client-node';
+import { AGGREGATE_TO_MANAGER_LABEL } from '../../../src/apis/index.ts';
 import {
   find,
   type Manifest,
@@ -21,12 +22,12 @@ const BINDINGS: ReadonlyArray<{ kind: 'ClusterRoleBinding' | 'RoleBinding'; name
   { kind: 'RoleBinding', name: 'basic-operator-leader-election', file: 'leader_election_role_binding.yaml' },
 ];
 
-const AGGREGATION_LABEL_PREFIX = 'rbac.authorization.k8s.io/aggregate-to-';
+const AGGREGATION_LABEL_PREFIXES = ['rbac.authorization.k8s.io/aggregate-to-', AGGREGATE_TO_MANAGER_LABEL];
 
 function aggregationLabels(manifest: Manifest): Record<string, string> {
   return Object.fromEntries(
     Object.entries(manifest.metadata.labels ?? {}).filter(([key]) =>
-      key.startsWith(AGGREGATION_LABEL_PREFIX),
+      AGGREGATION_LABEL_PREFIXES.some((prefix) => key.startsWith(prefix)),
     ),
   );
 }
@@ -38,10 +39,11 @@ describe('chart and config/ RBAC stay in sync', () => {
   });
 
   for (const role of RBAC_ROLES) {
-    it(`${role.kind} ${role.name} has the same rules and aggregation labels`, () => {
+    it(`${role.kind} ${role.name} has the same rules, aggregation rule and aggregation labels`, () => {
       const fromChart = find<RoleManifest>(chart, role.kind, role.name);
       const fromConfig = find<RoleManifest>(readManifests('rbac', role.file), role.kind, role.name);
       assert.deepEqual(normalizeRules(fromChart.rules), normalizeRules(fromConfig.rules));
+      assert.deepEqual(fromChart.aggregationRule, fromConfig.aggregationRule);
       assert.deepEqual(aggregationLabels(fromChart), aggregationLabels(fromConfig));
     });
   }

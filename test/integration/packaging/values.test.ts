@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1ClusterRole, V1ClusterRoleBinding, V1Deployment } from '@kubernetes/client-node';
 import { find, type Manifest } from '../../unit/packaging/manifests.ts';
 import { helm, renderChart, templateArgs } from './helm.ts';
 
@@ -111,9 +111,24 @@ describe('the chart accepts and applies good values', () => {
     );
   });
 
-  it('grants the manager role only in the watched namespaces when there are some', async () => {
+  it('grants the manager role only in the watched namespaces when there are some (CRD reading cluster-wide)', async () => {
     const manifests = await renderChart({ set: ['watchNamespaces={team-a,team-b}'] });
-    assert.equal(manifests.filter((m) => m.kind === 'ClusterRoleBinding').length, 0);
+    // CustomResourceDefinitions are cluster-scoped: reading them is the one cluster-wide grant.
+    const clusterBindings = manifests.filter((m) => m.kind === 'ClusterRoleBinding');
+    assert.deepEqual(
+      clusterBindings.map(
+        (b) => `${b.metadata.name} -> ${(b as Manifest & V1ClusterRoleBinding).roleRef.name}`,
+      ),
+      ['basic-operator-crd-reader -> basic-operator-crd-reader'],
+    );
+    const reader = find<Manifest & V1ClusterRole>(manifests, 'ClusterRole', 'basic-operator-crd-reader');
+    assert.deepEqual(reader.rules, [
+      {
+        apiGroups: ['apiextensions.k8s.io'],
+        resources: ['customresourcedefinitions'],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ]);
     const bindings = manifests.filter(
       (m) => m.kind === 'RoleBinding' && m.metadata.name === 'basic-operator-manager',
     );

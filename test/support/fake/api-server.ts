@@ -109,6 +109,8 @@ const preconditionFailed = (what: string, wanted: string | undefined, found: str
  */
 export class FakeApiServer {
   readonly #objects = new Map<string, Map<string, Stored>>();
+  /** Resources listed by discovery, per group/version (see serve()). */
+  readonly #served = new Map<string, ResourceType[]>();
   readonly #now: () => Date;
   #resourceVersion = 0;
   #uids = 0;
@@ -121,6 +123,43 @@ export class FakeApiServer {
   /** The latest resourceVersion handed out. */
   get resourceVersion(): string {
     return String(this.#resourceVersion);
+  }
+
+  /**
+   * Lists `types` in discovery (`GET /apis/<group>/<version>`, or `/api/v1`), as an API server that
+   * serves them: a kind known only at run time (a CRD's) is one the test serves and seeds.
+   */
+  serve(...types: ResourceType[]): void {
+    for (const type of types) {
+      const gv = apiVersionOf(type);
+      const list = this.#served.get(gv) ?? [];
+      if (!list.some((t) => t.kind === type.kind)) list.push(type);
+      this.#served.set(gv, list);
+    }
+  }
+
+  /** Stops listing the kind in discovery, as when its CRD is deleted. */
+  unserve(type: ResourceType): void {
+    const gv = apiVersionOf(type);
+    this.#served.set(
+      gv,
+      (this.#served.get(gv) ?? []).filter((t) => t.kind !== type.kind),
+    );
+  }
+
+  /** The APIResourceList of a discovery path; 404 for a group/version nothing is served in. */
+  discover(path: string): { kind: 'APIResourceList'; groupVersion: string; resources: object[] } {
+    const match = /^\/(?:api\/(v[^/]+)|apis\/([^/]+)\/([^/]+))$/.exec(path);
+    const groupVersion = match ? (match[1] ?? `${match[2]}/${match[3]}`) : undefined;
+    const served = groupVersion ? this.#served.get(groupVersion) : undefined;
+    if (!groupVersion || !served?.length) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    return {
+      kind: 'APIResourceList',
+      groupVersion,
+      resources: served.map((t) => ({ name: t.plural, kind: t.kind, namespaced: t.namespaced, verbs: [] })),
+    };
   }
 
   /** Stores objects as if created earlier: their uid, timestamps, generation and status are kept. */

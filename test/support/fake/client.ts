@@ -1,10 +1,12 @@
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type {
   DeleteOptions,
+  HttpMethod,
   KubeClient,
   ListOptions,
   PatchRequest,
   PatchType,
+  RequestOptions,
   WriteOptions,
 } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject, ObjectList } from '../../../src/runtime/client/object.ts';
@@ -51,7 +53,7 @@ const READS: ReadonlySet<Verb> = new Set(['get', 'list']);
  * fail the way the API server would refuse them (a quota's 403, a webhook's 422, ...).
  */
 export class FakeClient
-  implements Pick<KubeClient, 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete'>
+  implements Pick<KubeClient, 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'request'>
 {
   readonly actions: Action[] = [];
   readonly #server: FakeApiServer;
@@ -87,6 +89,26 @@ export class FakeClient
   /** Forgets the calls so far (between the steps of a test). */
   clearActions(): void {
     this.actions.length = 0;
+  }
+
+  /** A raw request: only discovery (`GET /apis/<group>/<version>`) is served, recorded as a get of `Discovery`. */
+  async request<T>(method: HttpMethod, path: string, _options?: RequestOptions): Promise<T> {
+    const action: Action = { verb: 'get', kind: 'Discovery', namespace: '', name: path };
+    this.actions.push(action);
+    const failure = this.#failures.find((f) => f.times > 0 && matches(f.match, action));
+    try {
+      if (failure && failure.after > 0) failure.after--;
+      else if (failure) {
+        failure.times--;
+        throw failure.error;
+      }
+      if (method !== 'GET') throw new Error(`the fake client serves no ${method} ${path}`);
+      return this.#server.discover(path) as T;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      action.error = err;
+      throw new ApiError(err.statusCode, err.reason, `${method} ${path}: ${err.message}`, err.details);
+    }
   }
 
   async get<T extends KubeObject>(

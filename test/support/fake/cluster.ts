@@ -148,11 +148,20 @@ export class FakeCluster {
     type: ResourceType<T>,
     selection?: InformerSelection,
   ): Promise<Informer<T>> {
+    const informer = this.informerFor(type, selection);
+    await this.#feed.settled(this.#informers.size);
+    return informer;
+  }
+
+  /**
+   * The informer of this type and selection, started but not waited for: what a reconciler that
+   * creates informers at run time (KindWatches) is given as its InformerSource. sync() waits for it.
+   */
+  informerFor<T extends KubeObject>(type: ResourceType<T>, selection?: InformerSelection): Informer<T> {
     const informer = this.#cache.informerFor(type, selection);
     // The cache shares one informer per type and selection: count each once.
     this.#informers.add(informer);
     this.#cache.start(this.#running);
-    await this.#feed.settled(this.#informers.size);
     return informer;
   }
 

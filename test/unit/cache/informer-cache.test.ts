@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { JitteredBackoff } from '../../../src/runtime/cache/backoff.ts';
 import { InformerCache } from '../../../src/runtime/cache/informer-cache.ts';
 import { slimMetadata } from '../../../src/runtime/cache/reflector.ts';
+import { ApiError } from '../../../src/runtime/client/errors.ts';
 import {
   KubeClient,
   type ListOptions,
@@ -195,5 +197,66 @@ describe('InformerCache transforms', () => {
     assert.equal(metadata.get('ns', 'p')?.spec?.containers?.length, 1, 'not transformed: only slimmed');
     assert.equal(seen.length, 4, 'the full informers each transformed one pod per list, nothing else');
     assert.ok(seen.every((obj) => obj.metadata?.managedFields === undefined));
+  });
+});
+
+/** Refuses to list widgets (403) the first `refusals` times, then lists none; watches wait. */
+class RefusingClient extends KubeClient {
+  refusals: number;
+
+  constructor(refusals: number) {
+    super(offlineKubeConfig());
+    this.refusals = refusals;
+  }
+
+  override async list<T extends KubeObject>(type: ResourceType<T>): Promise<ObjectList<T>> {
+    if (type.plural === 'widgets' && this.refusals > 0) {
+      this.refusals--;
+      throw new ApiError(403, 'Forbidden', 'widgets.example.dev is forbidden: cannot list');
+    }
+    return { items: [], metadata: { resourceVersion: '1' } };
+  }
+
+  override async *watch<T extends KubeObject>(
+    _type: ResourceType,
+    options: WatchOptions = {},
+  ): AsyncGenerator<WatchEvent<T>> {
+    await new Promise((resolve) => options.signal?.addEventListener('abort', resolve, { once: true }));
+  }
+}
+
+const WIDGET = { group: 'example.dev', version: 'v1', kind: 'Widget', plural: 'widgets', namespaced: true };
+
+describe('informers made at run time', () => {
+  it('a first list that fails is reported (listAttempted, lastError) and cleared by the one that succeeds', async () => {
+    const client = new RefusingClient(1);
+    const backoff = new JitteredBackoff(1, 1, () => 0);
+    const c = new InformerCache(client, rootLogger('error'), { reflector: { backoff } });
+    const stop = new AbortController();
+    c.start(stop.signal);
+    const widgets = c.informerFor(WIDGET);
+    await widgets.listAttempted();
+    assert.equal(widgets.hasSynced, false);
+    assert.ok(widgets.lastError instanceof ApiError && widgets.lastError.statusCode === 403);
+    await widgets.waitForSync();
+    assert.equal(widgets.lastError, undefined);
+    stop.abort();
+    await c.stopped();
+  });
+
+  it('hold neither waitForSync() nor unsynced(): a kind the operator may not list must not make it unready', async () => {
+    const client = new RefusingClient(Number.POSITIVE_INFINITY);
+    const c = new InformerCache(client, rootLogger('error'));
+    c.informerFor(CoreTypes.Pod);
+    const stop = new AbortController();
+    c.start(stop.signal);
+    await c.waitForSync();
+    const widgets = c.informerFor(WIDGET);
+    await widgets.listAttempted();
+    assert.equal(widgets.hasSynced, false);
+    assert.deepEqual(c.unsynced(), []);
+    await c.waitForSync();
+    stop.abort();
+    await c.stopped();
   });
 });

@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { backupFinalizerChanged, creationBlocked } from '../../../src/controllers/machine/gate.ts';
-import { specOrDeletionChanged } from '../../../src/controllers/machine/index.ts';
+import { MACHINE_FINALIZER, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
+import { creationBlocked } from '../../../src/controllers/machine/gate.ts';
+import { machineChanged } from '../../../src/controllers/machine/index.ts';
 import { machine } from './fixtures.ts';
 
-const withFinalizer = (m = machine()) => ({
-  ...m,
-  metadata: { ...m.metadata, finalizers: ['example.com/other', VOLUME_BACKUP_FINALIZER] },
-});
+const withFinalizers = (...finalizers: string[]) => {
+  const m = machine();
+  return { ...m, metadata: { ...m.metadata, finalizers } };
+};
 
 describe('creationBlocked', () => {
   it('holds an OnDelete Machine (the default) until it carries the backup finalizer', () => {
     assert.match(creationBlocked(machine()) ?? '', /infra\.basicoperator\.dev\/volume-backup/);
     assert.match(creationBlocked(machine({ backup: { policy: 'OnDelete' } })) ?? '', /OnDelete/);
-    assert.equal(creationBlocked(withFinalizer()), undefined);
+    assert.equal(creationBlocked(withFinalizers('example.com/other', VOLUME_BACKUP_FINALIZER)), undefined);
   });
 
   it('does not hold a Machine with policy None, or one being deleted', () => {
@@ -26,12 +26,38 @@ describe('creationBlocked', () => {
 });
 
 describe('the Machine predicate', () => {
-  it("passes the backup finalizer's arrival and departure, not other finalizer edits", () => {
+  it('passes every change of finalizers: creation waits for one, deletion for the others to go', () => {
     const bare = machine();
-    const other = { ...bare, metadata: { ...bare.metadata, finalizers: ['example.com/other'] } };
-    assert.equal(backupFinalizerChanged(other, withFinalizer()), true);
-    assert.equal(specOrDeletionChanged.update?.(other, withFinalizer()), true);
-    assert.equal(specOrDeletionChanged.update?.(withFinalizer(), other), true);
-    assert.equal(specOrDeletionChanged.update?.(bare, other), false);
+    assert.equal(machineChanged.update?.(bare, withFinalizers(VOLUME_BACKUP_FINALIZER)), true);
+    assert.equal(
+      machineChanged.update?.(
+        withFinalizers(MACHINE_FINALIZER, 'example.com/other'),
+        withFinalizers(MACHINE_FINALIZER),
+      ),
+      true,
+    );
+  });
+
+  it('passes a spec change and the start of deletion, not a status or label change', () => {
+    const bare = machine();
+    assert.equal(
+      machineChanged.update?.(bare, { ...bare, metadata: { ...bare.metadata, generation: 4 } }),
+      true,
+    );
+    assert.equal(
+      machineChanged.update?.(bare, {
+        ...bare,
+        metadata: { ...bare.metadata, deletionTimestamp: new Date() },
+      }),
+      true,
+    );
+    assert.equal(
+      machineChanged.update?.(bare, { ...bare, metadata: { ...bare.metadata, resourceVersion: '9' } }),
+      false,
+    );
+    assert.equal(
+      machineChanged.update?.(bare, { ...bare, metadata: { ...bare.metadata, labels: { a: 'b' } } }),
+      false,
+    );
   });
 });

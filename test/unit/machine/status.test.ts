@@ -1,203 +1,223 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Condition } from '../../../src/apis/index.ts';
+import type { Condition, InfrastructureView, MachineStatus } from '../../../src/apis/index.ts';
 import {
   computeMachineStatus,
-  type MachineObservations,
+  type Infrastructure,
+  infrastructureVerdict,
+  type MachineObservation,
   machinePhase,
-  type PodObservation,
-  type VolumeObservation,
-  volumesVerdict,
 } from '../../../src/controllers/machine/status.ts';
 
-const NOW = new Date('2025-01-01T00:00:00Z');
-const bound = (name: string): VolumeObservation => ({
-  name,
-  claimName: `web-${name}`,
-  claimPhase: 'Bound',
-  restore: { kind: 'none' },
-});
-const runningPod: PodObservation = {
-  name: 'web',
-  exists: true,
-  terminating: false,
-  phase: 'Running',
-  ready: true,
-};
+const NOW = new Date('2026-01-01T00:00:00Z');
+const REF = { apiVersion: 'cloud.example.dev/v1', kind: 'CloudMachine', name: 'vm-1' };
 
-function obs(overrides: Partial<MachineObservations> = {}): MachineObservations {
-  return {
-    generation: 2,
-    deleting: false,
-    stopped: false,
-    volumes: [bound('data'), bound('logs')],
-    pod: runningPod,
-    ...overrides,
-  };
-}
+const provider = (view: Partial<InfrastructureView>): Infrastructure => ({
+  kind: 'provider',
+  name: 'CloudMachine vm-1',
+  view: { ready: false, stopped: false, ...view },
+});
+
+const obs = (
+  infrastructure: Infrastructure,
+  extra: Partial<MachineObservation> = {},
+): MachineObservation => ({
+  generation: 4,
+  ref: REF,
+  infrastructure,
+  ...extra,
+});
+
+const condition = (status: MachineStatus, type: string): Condition | undefined =>
+  status.conditions?.find((c) => c.type === type);
 
 describe('machinePhase', () => {
-  it('goes Pending -> Provisioning -> Running', () => {
-    const pendingClaim = { ...bound('data'), claimPhase: 'Pending' };
-    const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
-    assert.equal(machinePhase(obs({ volumes: [pendingClaim], pod: noPod })), 'Pending');
-    assert.equal(machinePhase(obs({ pod: noPod })), 'Provisioning');
-    assert.equal(
-      machinePhase(obs({ pod: { ...runningPod, phase: 'Pending', ready: false } })),
-      'Provisioning',
-    );
-    assert.equal(machinePhase(obs()), 'Running');
-  });
-
-  it('is Pending while a restore waits for its backup, Provisioning while it copies', () => {
-    const waiting = {
-      ...bound('data'),
-      restore: { kind: 'waiting', reason: 'BackupNotFound', message: 'm' } as const,
-    };
-    assert.equal(machinePhase(obs({ volumes: [waiting] })), 'Pending');
-    const copying = { ...bound('data'), restore: { kind: 'restoring', message: 'm' } as const };
-    assert.equal(
-      machinePhase(obs({ volumes: [copying], pod: { ...runningPod, exists: false } })),
-      'Provisioning',
-    );
-  });
-
-  it('is Failed when the pod failed, a restore failed or a name is taken', () => {
-    assert.equal(
-      machinePhase(obs({ pod: { ...runningPod, phase: 'Failed', failure: 'OOMKilled' } })),
+  const cases: Array<[string, Infrastructure, string]> = [
+    ['waiting for the backup finalizer', { kind: 'blocked', message: 'm' }, 'Pending'],
+    [
+      'the object does not exist',
+      { kind: 'problem', reason: 'InfrastructureNotFound', message: 'm' },
+      'Pending',
+    ],
+    ['no contract', { kind: 'problem', reason: 'ContractNotDeclared', message: 'm' }, 'Failed'],
+    ['another namespace', { kind: 'problem', reason: 'CrossNamespaceReference', message: 'm' }, 'Failed'],
+    ['owned by another', { kind: 'problem', reason: 'InfrastructureOwnedByOther', message: 'm' }, 'Failed'],
+    ['a contract violation', { kind: 'problem', reason: 'ContractViolation', message: 'm' }, 'Failed'],
+    ['forbidden', { kind: 'problem', reason: 'InfrastructureForbidden', message: 'm' }, 'Failed'],
+    ['not ready yet', provider({}), 'Provisioning'],
+    ['ready', provider({ ready: true }), 'Running'],
+    [
+      'a terminal failure',
+      provider({ ready: true, failure: { reason: 'ImageGone', message: 'm' } }),
       'Failed',
+    ],
+  ];
+  for (const [what, infrastructure, phase] of cases) {
+    it(`${what}: ${phase}`, () => assert.equal(machinePhase(obs(infrastructure)), phase));
+  }
+
+  it('being deleted: Stopping until the provider stopped, then Stopped, whatever the provider says', () => {
+    assert.equal(
+      machinePhase(obs(provider({ ready: true }), { deleting: { stopped: false, message: 'm' } })),
+      'Stopping',
     );
-    const failedRestore = {
-      ...bound('data'),
-      restore: { kind: 'failed', reason: 'RestoreFailed', message: 'm' } as const,
-    };
-    assert.equal(machinePhase(obs({ volumes: [failedRestore] })), 'Failed');
-    assert.equal(machinePhase(obs({ volumes: [{ ...bound('data'), conflict: 'taken' }] })), 'Failed');
-  });
-
-  it('is Failed, saying why, while the API server refuses the pod', () => {
-    const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
-    const refused = obs({ pod: { ...noPod, refused: 'pods "web" is forbidden: exceeded quota' } });
-    assert.equal(machinePhase(refused), 'Failed');
-    const ready = computeMachineStatus(undefined, refused, NOW).conditions?.find((c) => c.type === 'Ready');
-    assert.equal(ready?.reason, 'PodRefused');
-    assert.match(ready?.message ?? '', /refused pod web: pods "web" is forbidden: exceeded quota/);
-  });
-
-  it('is Failed, saying why, while the API server refuses a claim', () => {
-    const refused = obs({
-      volumes: [
-        { name: 'data', claimName: 'web-data', refused: 'exceeded quota', restore: { kind: 'none' } },
-      ],
-      pod: { name: 'web', exists: false, terminating: false, ready: false },
-    });
-    assert.equal(machinePhase(refused), 'Failed');
-    const status = computeMachineStatus(undefined, refused, NOW);
-    assert.deepEqual(
-      status.conditions?.map((c) => [c.type, c.reason]),
-      [
-        ['VolumesReady', 'ClaimRefused'],
-        ['Ready', 'ClaimRefused'],
-      ],
+    assert.equal(
+      machinePhase(obs({ kind: 'absent', message: 'm' }, { deleting: { stopped: true, message: 'm' } })),
+      'Stopped',
     );
-  });
-
-  it('is Pending, saying why, while creation waits for the backup finalizer', () => {
-    const noPod: PodObservation = { name: 'web', exists: false, terminating: false, ready: false };
-    const waiting = obs({
-      volumes: [{ ...bound('data'), claimPhase: undefined }],
-      pod: noPod,
-      waiting: { reason: 'WaitingForBackupFinalizer', message: 'waiting for the finalizer' },
-    });
-    assert.equal(machinePhase(waiting), 'Pending');
-    const status = computeMachineStatus(undefined, waiting, NOW);
-    const ready = status.conditions?.find((c) => c.type === 'Ready');
-    assert.deepEqual([ready?.status, ready?.reason], ['False', 'WaitingForBackupFinalizer']);
-  });
-
-  it('is Stopping then Stopped while being deleted', () => {
-    assert.equal(machinePhase(obs({ deleting: true })), 'Stopping');
-    assert.equal(machinePhase(obs({ deleting: true, stopped: true })), 'Stopped');
   });
 });
 
-describe('volumesVerdict', () => {
-  it('names the claims still waiting to bind', () => {
-    const v = volumesVerdict([bound('data'), { ...bound('logs'), claimPhase: undefined }]);
-    assert.deepEqual(v, {
+describe('infrastructureVerdict', () => {
+  it("mirrors the provider's readiness, reason and message, prefixed with its kind and name", () => {
+    assert.deepEqual(
+      infrastructureVerdict(provider({ ready: true, reason: 'PodReady', message: 'pod web runs' })),
+      {
+        status: 'True',
+        reason: 'PodReady',
+        message: 'CloudMachine vm-1: pod web runs',
+      },
+    );
+    assert.deepEqual(infrastructureVerdict(provider({ reason: 'PodPending', message: 'pulling' })), {
       status: 'False',
-      reason: 'ClaimsPending',
-      message: 'waiting for claims to bind: web-logs (not created)',
+      reason: 'PodPending',
+      message: 'CloudMachine vm-1: pulling',
     });
   });
 
-  it('is True when every claim is bound and restored', () => {
-    assert.deepEqual(volumesVerdict([bound('data')]), {
-      status: 'True',
-      reason: 'ClaimsBound',
-      message: 'all 1 claims are bound',
+  it('without a reason of its own (status.ready only), or one the API server would refuse: ours', () => {
+    assert.deepEqual(infrastructureVerdict(provider({})), {
+      status: 'False',
+      reason: 'WaitingForInfrastructure',
+      message: 'CloudMachine vm-1: not ready yet',
     });
+    assert.equal(infrastructureVerdict(provider({ ready: true })).reason, 'InfrastructureReady');
+    assert.equal(
+      infrastructureVerdict(provider({ reason: 'not a reason!' })).reason,
+      'WaitingForInfrastructure',
+    );
+  });
+
+  it('a terminal failure: InfrastructureFailed with the provider reason and message', () => {
+    assert.deepEqual(
+      infrastructureVerdict(provider({ failure: { reason: 'ImageGone', message: 'no such image' } })),
+      {
+        status: 'False',
+        reason: 'InfrastructureFailed',
+        message: 'CloudMachine vm-1 failed: ImageGone: no such image',
+      },
+    );
   });
 });
 
 describe('computeMachineStatus', () => {
-  it('reports phase, ready, claims, observedGeneration and its two conditions', () => {
-    const status = computeMachineStatus(undefined, obs(), NOW);
-    assert.equal(status.phase, 'Running');
-    assert.equal(status.ready, true);
-    assert.equal(status.observedGeneration, 2);
-    assert.deepEqual(status.volumes, [
-      { name: 'data', claimName: 'web-data', phase: 'Bound' },
-      { name: 'logs', claimName: 'web-logs', phase: 'Bound' },
-    ]);
-    assert.deepEqual(
-      status.conditions?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]),
-      [
-        ['VolumesReady', 'True', 'ClaimsBound', 2],
-        ['Ready', 'True', 'PodReady', 2],
+  it('copies providerID, addresses and volumes; Ready follows InfrastructureReady', () => {
+    const view: Partial<InfrastructureView> = {
+      ready: true,
+      reason: 'PodReady',
+      message: 'running',
+      providerID: 'pod://ns/web',
+      addresses: [{ type: 'InternalIP', address: '10.0.0.7' }],
+      volumes: [{ name: 'data', claimName: 'web-data', phase: 'Bound' }],
+    };
+    const status = computeMachineStatus(undefined, obs(provider(view)), NOW);
+    assert.deepEqual(status, {
+      phase: 'Running',
+      ready: true,
+      infrastructureRef: REF,
+      providerID: 'pod://ns/web',
+      addresses: [{ type: 'InternalIP', address: '10.0.0.7' }],
+      volumes: [{ name: 'data', claimName: 'web-data', phase: 'Bound' }],
+      observedGeneration: 4,
+      conditions: [
+        {
+          type: 'InfrastructureReady',
+          status: 'True',
+          reason: 'PodReady',
+          message: 'CloudMachine vm-1: running',
+          observedGeneration: 4,
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'InfrastructureReady',
+          message: 'CloudMachine vm-1: running',
+          observedGeneration: 4,
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
       ],
+    });
+  });
+
+  it("not ready: Ready says what the Machine waits for, with the provider's reason", () => {
+    const status = computeMachineStatus(
+      undefined,
+      obs(provider({ reason: 'PodPending', message: 'pulling' })),
+      NOW,
+    );
+    assert.equal(status.ready, false);
+    assert.deepEqual(
+      [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
+      ['PodPending', 'CloudMachine vm-1: pulling'],
     );
   });
 
-  it("sends only its own conditions, never the VolumeBackup controller's", () => {
+  it('without a provider object to read, keeps the volumes last copied and drops providerID and addresses', () => {
+    const before: MachineStatus = {
+      providerID: 'pod://ns/web',
+      addresses: [{ type: 'InternalIP', address: '10.0.0.7' }],
+      volumes: [{ name: 'data', claimName: 'web-data' }],
+    };
+    const status = computeMachineStatus(
+      before,
+      obs({ kind: 'problem', reason: 'InfrastructureForbidden', message: 'no' }),
+      NOW,
+    );
+    assert.deepEqual(status.volumes, [{ name: 'data', claimName: 'web-data' }]);
+    assert.equal(status.providerID, undefined);
+    assert.equal(status.addresses, undefined);
+  });
+
+  it("leaves other controllers' conditions out and keeps lastTransitionTime while the status holds", () => {
+    const first = computeMachineStatus(undefined, obs(provider({})), NOW);
     const theirs: Condition = {
       type: 'VolumeBackup',
       status: 'False',
-      reason: 'BackupInProgress',
-      message: 'copying',
-      lastTransitionTime: '2024-12-31T00:00:00Z',
-      observedGeneration: 3,
+      reason: 'BackupPending',
+      message: 'm',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
     };
-    const status = computeMachineStatus(
-      { conditions: [theirs] },
-      obs({ deleting: true, stopped: true }),
-      NOW,
+    const later = new Date(NOW.getTime() + 60_000);
+    const next = computeMachineStatus(
+      { ...first, conditions: [...(first.conditions ?? []), theirs] },
+      obs(provider({ reason: 'PodPending', message: 'still pulling' })),
+      later,
     );
-    assert.deepEqual(status.conditions?.map((c) => c.type).sort(), ['Ready', 'VolumesReady']);
-    assert.equal(status.conditions?.find((c) => c.type === 'Ready')?.reason, 'Stopped');
+    assert.deepEqual(
+      next.conditions?.map((c) => `${c.type} ${c.lastTransitionTime}`),
+      ['InfrastructureReady 2026-01-01T00:00:00Z', 'Ready 2026-01-01T00:00:00Z'],
+    );
   });
 
-  it('says why it is not ready: a failed pod, with its reason', () => {
-    const status = computeMachineStatus(
+  it('being deleted: Ready False, Stopping then Stopped, with what it waits for', () => {
+    const stopping = computeMachineStatus(
       undefined,
-      obs({ pod: { ...runningPod, phase: 'Failed', ready: false, failure: 'Evicted; low on memory' } }),
+      obs(provider({ ready: true }), { deleting: { stopped: false, message: 'waiting for it to stop' } }),
       NOW,
     );
-    const ready = status.conditions?.find((c) => c.type === 'Ready');
-    assert.equal(status.phase, 'Failed');
-    assert.equal(ready?.reason, 'PodFailed');
-    assert.match(ready?.message ?? '', /pod web has failed: Evicted; low on memory; delete the pod/);
-  });
-
-  it('moves lastTransitionTime only when a status changes', () => {
-    const first = computeMachineStatus(undefined, obs(), NOW);
-    const later = new Date('2025-01-01T01:00:00Z');
-    const same = computeMachineStatus(first, obs(), later);
-    assert.deepEqual(same.conditions, first.conditions);
-    const changed = computeMachineStatus(first, obs({ pod: { ...runningPod, ready: false } }), later);
-    assert.equal(
-      changed.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime,
-      '2025-01-01T01:00:00Z',
+    assert.equal(stopping.phase, 'Stopping');
+    assert.equal(stopping.ready, false);
+    assert.deepEqual(
+      [condition(stopping, 'Ready')?.reason, condition(stopping, 'Ready')?.message],
+      ['Stopping', 'waiting for it to stop'],
     );
+    const stopped = computeMachineStatus(
+      stopping,
+      obs(provider({ stopped: true }), { deleting: { stopped: true, message: 'stopped' } }),
+      NOW,
+    );
+    assert.equal(stopped.phase, 'Stopped');
+    assert.equal(condition(stopped, 'Ready')?.reason, 'Stopped');
   });
 });

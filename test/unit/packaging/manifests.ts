@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { V1ObjectMeta, V1PolicyRule } from '@kubernetes/client-node';
+import type { V1AggregationRule, V1ObjectMeta, V1PolicyRule } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
 
 /** Reading the chart and the kustomize config as the objects they install. */
@@ -57,7 +57,7 @@ export function find<T extends Manifest = Manifest>(manifests: Manifest[], kind:
   return matches[0] as T;
 }
 
-export type RoleManifest = Manifest & { rules?: V1PolicyRule[] };
+export type RoleManifest = Manifest & { rules?: V1PolicyRule[]; aggregationRule?: V1AggregationRule };
 
 /** Rules in a canonical form, so two role definitions compare by meaning, not by order. */
 export function normalizeRules(rules: readonly V1PolicyRule[] = []): V1PolicyRule[] {
@@ -77,6 +77,7 @@ export function normalizeRules(rules: readonly V1PolicyRule[] = []): V1PolicyRul
 /** The roles config/rbac defines, and the file each is in. */
 export const RBAC_ROLES: ReadonlyArray<{ kind: 'ClusterRole' | 'Role'; name: string; file: string }> = [
   { kind: 'ClusterRole', name: 'basic-operator-manager', file: 'role.yaml' },
+  { kind: 'ClusterRole', name: 'basic-operator-manager-base', file: 'role.yaml' },
   { kind: 'Role', name: 'basic-operator-leader-election', file: 'leader_election_role.yaml' },
   { kind: 'ClusterRole', name: 'basic-operator-edit', file: 'aggregate_roles.yaml' },
   { kind: 'ClusterRole', name: 'basic-operator-view', file: 'aggregate_roles.yaml' },

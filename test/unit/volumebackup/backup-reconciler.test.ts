@@ -6,12 +6,13 @@ import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   MACHINE,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
   type Machine,
   SKIP_BACKUP_ANNOTATION,
   VOLUME_BACKUP,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
-import { desiredClaim } from '../../../src/controllers/machine/children.ts';
 import { VolumeBackupReconciler } from '../../../src/controllers/volumebackup/backup-reconciler.ts';
 import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/children.ts';
 import { VOLUME_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
@@ -33,9 +34,21 @@ const IMAGE = 'busybox:1.36';
 const NAME = 'web-0b7c9a52';
 
 /** The Machine's claims, bound, 2Gi provisioned for a 1Gi request. */
+/** The claims of the Machine's volumes, as its provider made them (with the label the cache selects). */
 function sourceClaims(m: Machine): V1PersistentVolumeClaim[] {
   return m.spec.volumes!.map((v) => ({
-    ...desiredClaim(m, v),
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: `${m.metadata.name}-${v.name}`,
+      namespace: m.metadata.namespace,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: String(v.size) } },
+      ...(v.storageClassName !== undefined ? { storageClassName: v.storageClassName } : {}),
+    },
     status: { phase: 'Bound', capacity: { storage: '2Gi' } },
   }));
 }

@@ -1,0 +1,36 @@
+// The PodMachine an inline Machine is realized as, built from the Machine's spec alone (pure). This
+// is the one place the Machine controller names a provider's kind: it creates the object, and reads
+// it back only through the contract, like any other provider's.
+import {
+  MACHINE,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  type Machine,
+  POD_MACHINE,
+  type PodMachine,
+} from '../../apis/index.ts';
+import { controllerReference } from '../../runtime/write/owner-refs.ts';
+
+/**
+ * A PodMachine of the Machine's name and namespace, its spec the Machine's image, command, args and
+ * volumes (immutable on both, so it never needs rewriting), controlled by the Machine.
+ */
+export function desiredPodMachine(machine: Machine): PodMachine {
+  const { image, command, args, volumes } = machine.spec;
+  return {
+    apiVersion: POD_MACHINE.apiVersion,
+    kind: POD_MACHINE.kind,
+    metadata: {
+      name: machine.metadata.name,
+      namespace: machine.metadata.namespace,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      ownerReferences: [controllerReference(machine, MACHINE)],
+    },
+    spec: {
+      image: image ?? '',
+      ...(command ? { command: [...command] } : {}),
+      ...(args ? { args: [...args] } : {}),
+      ...(volumes ? { volumes: volumes.map((v) => structuredClone(v)) } : {}),
+    },
+  };
+}

@@ -57,10 +57,26 @@ function condition(
   };
 }
 
+/**
+ * The volumes to back up: those the Machine's status reports (the Machine controller copies them from
+ * its provider object, whatever its kind). An inline Machine also names them in its spec, and each of
+ * those must be reported before a backup is recorded.
+ */
+function volumesToBackUp(machine: Machine): Array<{ name: string; claimName: string | undefined }> {
+  const reported = machine.status?.volumes ?? [];
+  const claims = new Map(reported.map((v) => [v.name, v.claimName]));
+  const names = machine.spec.volumes?.map((v) => v.name) ?? reported.map((v) => v.name);
+  return names.map((name) => ({ name, claimName: claims.get(name) }));
+}
+
+/** An inline Machine without volumes has nothing to back up, known before it stops. */
+function inlineWithoutVolumes(machine: Machine): boolean {
+  return machine.spec.infrastructureRef === undefined && (machine.spec.volumes ?? []).length === 0;
+}
+
 /** The VolumeBackup to record for a stopped Machine, with the claim names its status reports. */
 export function backupFor(machine: Machine): VolumeBackup | undefined {
-  const claims = new Map((machine.status?.volumes ?? []).map((v) => [v.name, v.claimName]));
-  const volumes = (machine.spec.volumes ?? []).map((v) => ({ name: v.name, claimName: claims.get(v.name) }));
+  const volumes = volumesToBackUp(machine);
   if (volumes.some((v) => !v.claimName)) return undefined;
   return {
     apiVersion: VOLUME_BACKUP.apiVersion,
@@ -183,7 +199,7 @@ export function planMachine(machine: Machine, backup: VolumeBackup | undefined):
       ),
     };
   }
-  if ((machine.spec.volumes ?? []).length === 0) {
+  if (inlineWithoutVolumes(machine)) {
     return {
       action: 'remove-finalizer',
       reason: 'NoVolumes',
@@ -199,6 +215,13 @@ export function planMachine(machine: Machine, backup: VolumeBackup | undefined):
         'BackupPending',
         `waiting for the Machine to stop (phase ${machine.status?.phase ?? 'unknown'}) before backing up its volumes`,
       ),
+    };
+  }
+  if (volumesToBackUp(machine).length === 0) {
+    return {
+      action: 'remove-finalizer',
+      reason: 'NoVolumes',
+      message: 'the Machine stopped and its provider reports no volumes to back up',
     };
   }
   const desired = backupFor(machine);

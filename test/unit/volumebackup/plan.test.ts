@@ -153,6 +153,31 @@ describe('planMachine: a Machine being deleted', () => {
     assert.equal(plan.action === 'remove-finalizer' && plan.reason, 'NoVolumes');
   });
 
+  it('a Machine with infrastructureRef: backs up the volumes its provider reported, once it is Stopped', () => {
+    const referenced = (phase: 'Stopping' | 'Stopped') => {
+      const m = deleting({ phase });
+      m.spec = {
+        infrastructureRef: {
+          apiVersion: 'examples.basicoperator.dev/v1alpha1',
+          kind: 'StatefulSetMachine',
+          name: 'web',
+        },
+      };
+      return m;
+    };
+    assert.equal(waitReason(planMachine(referenced('Stopping'), undefined)), 'BackupPending');
+    const plan = planMachine(referenced('Stopped'), undefined);
+    assert.equal(plan.action, 'create-backup');
+    assert.deepEqual(backupFor(referenced('Stopped'))?.spec.volumes, [
+      { name: 'data', claimName: 'web-data' },
+      { name: 'logs', claimName: 'web-logs' },
+    ]);
+    const none = referenced('Stopped');
+    none.status = { ...none.status, volumes: [] };
+    const released = planMachine(none, undefined);
+    assert.equal(released.action === 'remove-finalizer' && released.reason, 'NoVolumes');
+  });
+
   it('refuses a VolumeBackup of that name that belongs to another Machine', () => {
     const foreign = backup();
     foreign.spec.machineUID = 'another';

@@ -1,6 +1,6 @@
 // What the operator's cache keeps of the core objects it caches: only the fields some controller
-// reads. Nothing reads a pod's spec but its node, nor its IPs, image IDs or probe times: a cached kwok
-// pod takes about 1.5 KB of heap with these shapes instead of 5 KB (`npm run bench:cache`).
+// reads. Nothing reads a pod's spec but its node, nor its image IDs or probe times: a cached kwok pod
+// takes about 1.5 KB of heap with these shapes instead of 5 KB (`npm run bench:cache`).
 //
 // The rule: a controller that starts reading another field of a cached Pod, Job or
 // PersistentVolumeClaim adds it here, or it reads undefined. The reconciler tests run on objects
@@ -18,7 +18,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { Shape } from '../runtime/cache/keep-fields.ts';
 import { POD_DELETION_COST_ANNOTATION } from './basicreplicaset/logic/pod-state.ts';
-import { RESTORED_FROM_ANNOTATION } from './machine/names.ts';
+import { RESTORED_FROM_ANNOTATION } from './podmachine/names.ts';
 
 /**
  * What the runtime's metadata-only caches keep too (slimMetadata): identity (keys, uid
@@ -55,19 +55,21 @@ export const POD_FIELDS: Shape<V1Pod> = {
   // Pods on no node go first, and pods sharing a node with more related pods (deletion-order.ts).
   spec: { nodeName: 'shared' },
   status: {
-    // Active, finished (every controller); the Machine's phase (machine/observe.ts).
+    // Active, finished (every controller); the PodMachine's phase (podmachine/observe.ts).
     phase: 'shared',
-    // Why a Machine pod failed (machine/observe.ts).
+    // Why a PodMachine's pod failed (podmachine/observe.ts).
     reason: 'shared',
     message: 'shared',
     // Ready and its time: readiness, availability, deletion ranking (basicreplicaset/logic/pod-state.ts),
-    // the Machine's Ready (machine/observe.ts); why a copy pod is not scheduled (volumebackup/deadline.ts).
+    // the PodMachine's Ready (podmachine/observe.ts); why a copy pod is not scheduled (volumebackup/deadline.ts).
     conditions: CONDITION,
+    // The PodMachine's addresses (podmachine/observe.ts); podIP is podIPs[0].
+    podIPs: { ip: true },
     containerStatuses: {
       name: 'shared',
       // Deletion ranking (pod-state.ts maxContainerRestarts).
       restartCount: true,
-      // Why a container waits (volumebackup/deadline.ts) or ended (machine/observe.ts).
+      // Why a container waits (volumebackup/deadline.ts) or ended (podmachine/observe.ts).
       state: {
         waiting: { reason: 'shared', message: 'shared' },
         terminated: { exitCode: true, reason: 'shared' },
@@ -79,10 +81,10 @@ export const POD_FIELDS: Shape<V1Pod> = {
 
 export const JOB_FIELDS: Shape<V1Job> = {
   ...TYPE,
-  // Role, volume and attempt labels (machine/reconciler.ts, volumebackup/progress.ts).
+  // Role, volume and attempt labels (podmachine/reconciler.ts, volumebackup/progress.ts).
   metadata: METADATA,
   status: {
-    // Complete or Failed, why and when (machine/restore.ts, volumebackup/progress.ts).
+    // Complete or Failed, why and when (podmachine/restore.ts, volumebackup/progress.ts).
     conditions: CONDITION,
     completionTime: true,
     // Whether the Job ever had a pod (volumebackup/deadline.ts).
@@ -95,10 +97,10 @@ export const JOB_FIELDS: Shape<V1Job> = {
 
 export const CLAIM_FIELDS: Shape<V1PersistentVolumeClaim> = {
   ...TYPE,
-  // A restored claim is marked (machine/restore.ts).
+  // A restored claim is marked (podmachine/restore.ts).
   metadata: { ...METADATA, annotations: { [RESTORED_FROM_ANNOTATION]: true } },
   // A backup claim is as big as its source, of the same class (volumebackup/children.ts).
   spec: { resources: { requests: true }, storageClassName: 'shared' },
-  // Bound or not (machine/reconciler.ts); the source's capacity (volumebackup/children.ts).
+  // Bound or not (podmachine/reconciler.ts); the source's capacity (volumebackup/children.ts).
   status: { phase: 'shared', capacity: true },
 };

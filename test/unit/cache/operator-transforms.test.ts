@@ -124,7 +124,7 @@ function kwokPod(): V1Pod {
 }
 
 describe('the operator cache transforms', () => {
-  it('Pod: identity, labels, owners, age, deletion cost, node, phase, conditions, container restarts and states', () => {
+  it('Pod: identity, labels, owners, age, deletion cost, node, phase, conditions, IPs, container restarts and states', () => {
     const at = '2026-11-24T03:31:03Z';
     assert.deepEqual(transformOf(CoreTypes.Pod)(kwokPod()), {
       apiVersion: 'v1',
@@ -152,6 +152,7 @@ describe('the operator cache transforms', () => {
           { type: 'Ready', status: 'True', lastTransitionTime: at },
           { type: 'PodScheduled', status: 'True', lastTransitionTime: at },
         ],
+        podIPs: [{ ip: '10.0.0.2' }],
         containerStatuses: [{ name: 'app', restartCount: 2 }],
       },
     });

@@ -5,7 +5,7 @@ import { CoreTypes, resourceId } from '../runtime/client/resource.ts';
 import type { Manager, ManagerOptions } from '../runtime/manager/manager.ts';
 import { registerBasicDeploymentController } from './basicdeployment/index.ts';
 import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
-import { CLAIM_FIELDS, JOB_FIELDS, POD_FIELDS } from './cache-transforms.ts';
+import { CLAIM_FIELDS, JOB_FIELDS, podTransform } from './cache-transforms.ts';
 import type { OperatorOptions } from './flags.ts';
 import { registerMachineController } from './machine/index.ts';
 import { registerPodMachineController } from './podmachine/index.ts';
@@ -27,7 +27,7 @@ const operatorCacheOptions: CacheOptions = {
   byObject: {
     [resourceId(CoreTypes.Pod)]: {
       labelSelector: MANAGED_BY_SELECTOR,
-      transform: keepFields(POD_FIELDS, sharedStrings),
+      transform: podTransform(sharedStrings),
     },
     [resourceId(CoreTypes.PersistentVolumeClaim)]: {
       labelSelector: MANAGED_BY_SELECTOR,

@@ -82,6 +82,14 @@ describe('PodMachine takes over the children of a Machine from before PodMachine
       assert.equal(claim.status?.phase, 'Bound');
     }
     await waitForEvent(client, ns, 'web', 'Reparented');
+    // The PodMachine's label, added on the take-over, makes the cache keep the pod's IPs.
+    const withAddresses = await waitForPodMachine(client, ns, 'web', 'addresses', (p) =>
+      Boolean(p.status?.addresses?.length),
+    );
+    assert.deepEqual(
+      withAddresses.status?.addresses,
+      pod.status?.podIPs?.map((p) => ({ type: 'InternalIP', address: p.ip })),
+    );
 
     // Now the PodMachine's: deleting it takes them with it (and they no longer hang on the Machine).
     await client.delete(POD_MACHINE, ns, 'web');

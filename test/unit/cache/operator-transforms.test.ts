@@ -124,7 +124,7 @@ function kwokPod(): V1Pod {
 }
 
 describe('the operator cache transforms', () => {
-  it('Pod: identity, labels, owners, age, deletion cost, node, phase, conditions, IPs, container restarts and states', () => {
+  it('Pod: identity, labels, owners, age, deletion cost, node, phase, conditions, container restarts and states', () => {
     const at = '2026-11-24T03:31:03Z';
     assert.deepEqual(transformOf(CoreTypes.Pod)(kwokPod()), {
       apiVersion: 'v1',
@@ -152,10 +152,17 @@ describe('the operator cache transforms', () => {
           { type: 'Ready', status: 'True', lastTransitionTime: at },
           { type: 'PodScheduled', status: 'True', lastTransitionTime: at },
         ],
-        podIPs: [{ ip: '10.0.0.2' }],
         containerStatuses: [{ name: 'app', restartCount: 2 }],
       },
     });
+  });
+
+  it("Pod of a PodMachine (its label): its IPs too, the PodMachine's addresses", () => {
+    const pod = kwokPod();
+    pod.metadata = { ...pod.metadata, labels: { 'infra.basicoperator.dev/podmachine': 'web' } };
+    pod.status = { ...pod.status, podIPs: [{ ip: '10.0.0.2' }, { ip: 'fd00::2' }] };
+    assert.deepEqual(transformOf(CoreTypes.Pod)(pod).status?.podIPs, [{ ip: '10.0.0.2' }, { ip: 'fd00::2' }]);
+    assert.equal(transformOf(CoreTypes.Pod)(kwokPod()).status?.podIPs, undefined, 'not of any other pod');
   });
 
   it('Pod: why it failed or waits', () => {

@@ -6,8 +6,8 @@ import { runMain } from './runtime/manager/run.ts';
 runMain(process.argv.slice(2), {
   name: 'basic-operator',
   about: [
-    'Runs the BasicDeployment, BasicReplicaSet, Machine and VolumeBackup controllers against the',
-    'cluster of the current kubeconfig.',
+    'Runs the BasicDeployment, BasicReplicaSet, Machine, PodMachine and VolumeBackup controllers',
+    'against the cluster of the current kubeconfig.',
   ].join('\n'),
   flags: OPERATOR_FLAGS,
   setup: (flags) => {

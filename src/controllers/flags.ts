@@ -1,7 +1,7 @@
 import { ConfigError, type FlagReader, type FlagSpec } from '../runtime/manager/config.ts';
 
 /**
- * The operator's own flags, beside the manager's: what the Machine and VolumeBackup controllers are
+ * The operator's own flags, beside the manager's: what the PodMachine and VolumeBackup controllers are
  * told about the Jobs that copy volumes.
  */
 export const OPERATOR_FLAGS = {

@@ -5,19 +5,20 @@ import { CoreTypes, resourceId } from '../runtime/client/resource.ts';
 import type { Manager, ManagerOptions } from '../runtime/manager/manager.ts';
 import { registerBasicDeploymentController } from './basicdeployment/index.ts';
 import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
-import { CLAIM_FIELDS, JOB_FIELDS, POD_FIELDS } from './cache-transforms.ts';
+import { CLAIM_FIELDS, JOB_FIELDS, podTransform } from './cache-transforms.ts';
 import type { OperatorOptions } from './flags.ts';
 import { registerMachineController } from './machine/index.ts';
+import { registerPodMachineController } from './podmachine/index.ts';
 import { registerVolumeBackupController } from './volumebackup/index.ts';
 
 const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 
-/** One pool for every transform: a Machine's pod, claims and Jobs share its name and labels. */
+/** One pool for every transform: a PodMachine's pod, claims and Jobs share its name and labels. */
 const sharedStrings = new StringPool();
 
 /**
  * What the operator's cache holds unless a controller asks for another selection: of Pods, claims
- * and Jobs only those built from the operator's own manifests (Machine pods, claims, backup and
+ * and Jobs only those built from the operator's own manifests (PodMachine pods, claims, backup and
  * restore Jobs), so memory follows what it manages. The BasicReplicaSet controller asks for its
  * pods by its own marker label (see its index.ts). Of each of these objects, whatever selection
  * it is cached in, only the fields some controller reads (cache-transforms.ts).
@@ -26,7 +27,7 @@ const operatorCacheOptions: CacheOptions = {
   byObject: {
     [resourceId(CoreTypes.Pod)]: {
       labelSelector: MANAGED_BY_SELECTOR,
-      transform: keepFields(POD_FIELDS, sharedStrings),
+      transform: podTransform(sharedStrings),
     },
     [resourceId(CoreTypes.PersistentVolumeClaim)]: {
       labelSelector: MANAGED_BY_SELECTOR,
@@ -50,5 +51,10 @@ export function registerControllers(manager: Manager, options: OperatorOptions):
   registerBasicDeploymentController(manager);
   registerBasicReplicaSetController(manager);
   registerMachineController(manager);
+  // The restore Jobs are the PodMachine's: it gets their image and deadline.
+  registerPodMachineController(manager, {
+    backupJobImage: options.backupJobImage,
+    volumeCopyDeadlineMs: options.volumeCopyDeadlineMs,
+  });
   registerVolumeBackupController(manager, options);
 }

@@ -157,6 +157,14 @@ describe('the operator cache transforms', () => {
     });
   });
 
+  it("Pod of a PodMachine (its label): its IPs too, the PodMachine's addresses", () => {
+    const pod = kwokPod();
+    pod.metadata = { ...pod.metadata, labels: { 'infra.basicoperator.dev/podmachine': 'web' } };
+    pod.status = { ...pod.status, podIPs: [{ ip: '10.0.0.2' }, { ip: 'fd00::2' }] };
+    assert.deepEqual(transformOf(CoreTypes.Pod)(pod).status?.podIPs, [{ ip: '10.0.0.2' }, { ip: 'fd00::2' }]);
+    assert.equal(transformOf(CoreTypes.Pod)(kwokPod()).status?.podIPs, undefined, 'not of any other pod');
+  });
+
   it('Pod: why it failed or waits', () => {
     const pod = kwokPod();
     pod.status = {

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { CONTROLLER_NAME as BASIC_DEPLOYMENT_CONTROLLER } from '../../../src/controllers/basicdeployment/index.ts';
 import { CONTROLLER_NAME as BASIC_REPLICA_SET_CONTROLLER } from '../../../src/controllers/basicreplicaset/index.ts';
 import { CONTROLLER_NAME as MACHINE_CONTROLLER } from '../../../src/controllers/machine/index.ts';
+import { CONTROLLER_NAME as POD_MACHINE_CONTROLLER } from '../../../src/controllers/podmachine/index.ts';
 import {
   MACHINE_BACKUP_CONTROLLER,
   VOLUME_BACKUP_CONTROLLER,
@@ -21,6 +22,7 @@ describe('values.schema.json', () => {
       BASIC_REPLICA_SET_CONTROLLER,
       MACHINE_CONTROLLER,
       MACHINE_BACKUP_CONTROLLER,
+      POD_MACHINE_CONTROLLER,
       VOLUME_BACKUP_CONTROLLER,
     ];
     assert.deepEqual(

@@ -1,0 +1,97 @@
+// The objects a PodMachine is realized as, built from its spec alone (pure, so they can be tested).
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { type MachineVolume, POD_MACHINE, type PodMachine, volumeCopyPodTemplate } from '../../apis/index.ts';
+import { controllerReference } from '../../runtime/write/owner-refs.ts';
+import { claimName, podMachineLabels, podName, ROLE_LABEL, restoreJobName, volumeLabels } from './names.ts';
+
+/** The container of the pod. */
+export const MACHINE_CONTAINER = 'machine';
+/** Pod-level retries of a restore Job before it counts as failed. */
+const RESTORE_BACKOFF_LIMIT = 3;
+
+export function volumes(podMachine: PodMachine): MachineVolume[] {
+  return podMachine.spec.volumes ?? [];
+}
+
+/** A quantity string for a size given as a number of bytes or a quantity. */
+export function storageRequest(size: string | number): string {
+  return typeof size === 'number' ? String(size) : size;
+}
+
+export function desiredClaim(podMachine: PodMachine, volume: MachineVolume): V1PersistentVolumeClaim {
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: claimName(podMachine, volume),
+      namespace: podMachine.metadata.namespace,
+      labels: volumeLabels(podMachine, volume),
+      ownerReferences: [controllerReference(podMachine, POD_MACHINE)],
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: storageRequest(volume.size) } },
+      ...(volume.storageClassName !== undefined ? { storageClassName: volume.storageClassName } : {}),
+    },
+  };
+}
+
+export function desiredPod(podMachine: PodMachine): V1Pod {
+  const list = volumes(podMachine);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(podMachine),
+      namespace: podMachine.metadata.namespace,
+      labels: podMachineLabels(podMachine),
+      ownerReferences: [controllerReference(podMachine, POD_MACHINE)],
+    },
+    spec: {
+      restartPolicy: 'Always',
+      containers: [
+        {
+          name: MACHINE_CONTAINER,
+          image: podMachine.spec.image,
+          ...(podMachine.spec.command ? { command: [...podMachine.spec.command] } : {}),
+          ...(podMachine.spec.args ? { args: [...podMachine.spec.args] } : {}),
+          volumeMounts: list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+        },
+      ],
+      volumes: list.map((v) => ({
+        name: v.name,
+        persistentVolumeClaim: { claimName: claimName(podMachine, v) },
+      })),
+    },
+  };
+}
+
+/**
+ * A Job that copies a backup claim into the volume's (new, empty) claim. activeDeadlineSeconds ends
+ * a restore that cannot run (e.g. its pods are refused) or hangs: the Job fails with
+ * DeadlineExceeded and the PodMachine reports RestoreFailed instead of waiting forever.
+ */
+export function desiredRestoreJob(
+  podMachine: PodMachine,
+  volume: MachineVolume,
+  backupClaimName: string,
+  image: string,
+  activeDeadlineSeconds: number,
+): V1Job {
+  const labels = { ...volumeLabels(podMachine, volume), [ROLE_LABEL]: 'restore' };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: restoreJobName(podMachine, volume),
+      namespace: podMachine.metadata.namespace,
+      labels,
+      ownerReferences: [controllerReference(podMachine, POD_MACHINE)],
+    },
+    spec: {
+      backoffLimit: RESTORE_BACKOFF_LIMIT,
+      activeDeadlineSeconds,
+      template: volumeCopyPodTemplate(image, backupClaimName, claimName(podMachine, volume), labels),
+    },
+  };
+}

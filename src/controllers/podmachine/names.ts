@@ -1,0 +1,68 @@
+// Names and labels of the objects the PodMachine controller creates. Deterministic names make every
+// create idempotent: a second attempt (after a restart, or before the cache caught up) gets
+// AlreadyExists instead of a duplicate. An inline Machine's PodMachine has the Machine's name, so
+// its claims and pod have the names the Machine controller gave them before PodMachines existed.
+import { createHash } from 'node:crypto';
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type MachineVolume, type PodMachine } from '../../apis/index.ts';
+
+/** On every object the controller creates: the PodMachine it belongs to (bounded to a label value). */
+export const POD_MACHINE_LABEL = 'infra.basicoperator.dev/podmachine';
+/** On claims and restore Jobs: the volume's name within the PodMachine. */
+const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
+/** On restore Jobs (value `restore`). */
+export const ROLE_LABEL = 'infra.basicoperator.dev/role';
+/**
+ * Set on a claim once its restore Job succeeded, as `<volumeBackup>/<volume>`. It is the record that
+ * the claim holds restored data, so a deleted restore Job is never re-run over data the pod wrote.
+ */
+export const RESTORED_FROM_ANNOTATION = 'infra.basicoperator.dev/restored-from';
+
+/** DNS subdomain names (pods, claims) may be 253 characters; label values and Job names 63. */
+const MAX_OBJECT_NAME = 253;
+const MAX_LABEL_VALUE = 63;
+
+/**
+ * `base` if it fits in `max` characters; otherwise a prefix of it plus `-` and 8 hex digits of its
+ * hash, so long names stay unique and valid (no trailing `-` or `.` before the suffix).
+ */
+export function boundedName(base: string, max: number): string {
+  if (base.length <= max) return base;
+  const hash = createHash('sha256').update(base).digest('hex').slice(0, 8);
+  const prefix = base.slice(0, max - hash.length - 1).replace(/[-.]+$/, '');
+  return `${prefix}-${hash}`;
+}
+
+/** The single pod has the PodMachine's name. */
+export function podName(podMachine: PodMachine): string {
+  return podMachine.metadata.name ?? '';
+}
+
+export function claimName(podMachine: PodMachine, volume: Pick<MachineVolume, 'name'>): string {
+  return boundedName(`${podMachine.metadata.name}-${volume.name}`, MAX_OBJECT_NAME);
+}
+
+/** Job names become label values on their pods, so they are bounded to 63 characters. */
+export function restoreJobName(podMachine: PodMachine, volume: Pick<MachineVolume, 'name'>): string {
+  return boundedName(`${podMachine.metadata.name}-${volume.name}-restore`, MAX_LABEL_VALUE);
+}
+
+/** The value of POD_MACHINE_LABEL for this PodMachine. */
+export function podMachineLabelValue(podMachine: PodMachine): string {
+  return boundedName(podMachine.metadata.name ?? '', MAX_LABEL_VALUE);
+}
+
+export function podMachineLabels(podMachine: PodMachine): Record<string, string> {
+  return { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [POD_MACHINE_LABEL]: podMachineLabelValue(podMachine) };
+}
+
+export function volumeLabels(
+  podMachine: PodMachine,
+  volume: Pick<MachineVolume, 'name'>,
+): Record<string, string> {
+  return { ...podMachineLabels(podMachine), [VOLUME_LABEL]: volume.name };
+}
+
+/** The value of RESTORED_FROM_ANNOTATION for a restore source. */
+export function restoredFromValue(source: { volumeBackup: string; volume: string }): string {
+  return `${source.volumeBackup}/${source.volume}`;
+}

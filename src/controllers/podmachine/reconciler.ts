@@ -1,0 +1,498 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { type MachineVolume, type PodMachine, stopRequested, type VolumeBackup } from '../../apis/index.ts';
+import type { Informer } from '../../runtime/cache/informer.ts';
+import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
+import type { KubeClient } from '../../runtime/client/kube-client.ts';
+import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
+import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
+import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
+import { errorMessage } from '../../runtime/log.ts';
+import { findCondition } from '../../runtime/write/conditions.ts';
+import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
+import {
+  claimName,
+  podName,
+  RESTORED_FROM_ANNOTATION,
+  ROLE_LABEL,
+  restoredFromValue,
+  restoreJobName,
+} from './names.ts';
+import { observePod } from './observe.ts';
+import { isInherited, reparent } from './reparent.ts';
+import { jobOutcome, type RestoreState, restoreState } from './restore.ts';
+import {
+  computePodMachineStatus,
+  type PodMachineObservations,
+  type PodObservation,
+  READY,
+  refusal,
+  VOLUMES_READY,
+  type VolumeObservation,
+} from './status.ts';
+
+export interface PodMachineDeps {
+  client: KubeClient;
+  podMachines: Informer<PodMachine>;
+  pods: Informer<V1Pod>;
+  claims: Informer<V1PersistentVolumeClaim>;
+  jobs: Informer<V1Job>;
+  backups: Informer<VolumeBackup>;
+  events: ObjectEventRecorder<PodMachine>;
+  /** Image of the restore Jobs (the manager's --backup-job-image). */
+  copyImage: string;
+  /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
+  restoreDeadlineSeconds: number;
+  now?: () => Date;
+}
+
+/**
+ * How often a PodMachine blocked by a foreign object of a child's name looks again: nothing else
+ * wakes it when a person removes that object (the cache holds only objects with our label).
+ */
+export const FOREIGN_OBJECT_RECHECK_MS = 60_000;
+
+/** A child of the PodMachine's name, as the reconcile found it. */
+type Found<T> = { kind: 'ours'; obj: T } | { kind: 'foreign' } | { kind: 'absent' };
+
+/**
+ * Realizes a PodMachine as one PersistentVolumeClaim per volume plus one Pod mounting them, all
+ * controlled by the PodMachine. Volumes with `restoreFrom` are filled by a restore Job before the pod
+ * starts. On a stop request (the contract's deletion handshake) it deletes the pod, keeps the claims,
+ * and reports `stopped` once nothing runs. It knows nothing about Machines, backups or finalizers;
+ * the one thing it knows of its owner is that children its owner controls under its names are its
+ * own, from before PodMachines (reparent.ts).
+ */
+export class PodMachineReconciler implements Reconciler<PodMachine> {
+  private readonly deps: PodMachineDeps;
+
+  constructor(deps: PodMachineDeps) {
+    this.deps = deps;
+  }
+
+  async reconcile(request: Request, ctx: ReconcileContext<PodMachine>): Promise<Result | undefined> {
+    const podMachine = this.deps.podMachines.get(request.namespace, request.name);
+    if (!podMachine) return undefined;
+    await this.releaseFinishedRestorePods(podMachine, ctx);
+    if (stopRequested(podMachine)) return this.stop(podMachine, ctx);
+    // Deleted without a stop request: the garbage collector takes the children; create nothing.
+    if (isBeingDeleted(podMachine)) return undefined;
+
+    let requeue = false;
+    const volumeObservations: VolumeObservation[] = [];
+    for (const volume of volumes(podMachine)) {
+      const observation = await this.reconcileVolume(podMachine, volume, ctx);
+      if (!observation) requeue = true;
+      else volumeObservations.push(observation);
+    }
+    if (requeue) return { requeue: true };
+
+    const podObservation = await this.reconcilePod(podMachine, volumeObservations, ctx);
+    if (!podObservation) return { requeue: true };
+    const observations: PodMachineObservations = {
+      namespace: request.namespace,
+      generation: podMachine.metadata.generation,
+      stopRequested: false,
+      stopped: false,
+      volumes: volumeObservations,
+      pod: podObservation,
+    };
+    this.writeStatus(podMachine, observations, ctx);
+    // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
+    if (refusal(observations)) return { requeue: true };
+    // A foreign object is invisible to the labelled cache, so its removal sends no event: look again.
+    const foreign =
+      podObservation.conflict !== undefined ||
+      volumeObservations.some(
+        (v) => v.conflict !== undefined || (v.restore.kind === 'failed' && v.restore.foreign),
+      );
+    return foreign ? { requeueAfterMs: FOREIGN_OBJECT_RECHECK_MS } : undefined;
+  }
+
+  /** Ensures the volume's claim (and its restore); undefined when the cache has to catch up first. */
+  private async reconcileVolume(
+    podMachine: PodMachine,
+    volume: MachineVolume,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<VolumeObservation | undefined> {
+    const ns = podMachine.metadata.namespace ?? '';
+    const name = claimName(podMachine, volume);
+    const conflict: VolumeObservation = {
+      name: volume.name,
+      claimName: name,
+      conflict: `claim ${name} exists and is not controlled by this PodMachine; delete or rename it`,
+      restore: { kind: 'none' },
+    };
+    const found = await this.own(
+      CoreTypes.PersistentVolumeClaim,
+      this.deps.claims.get(ns, name),
+      podMachine,
+      ctx,
+    );
+    if (found.kind === 'foreign') return conflict;
+    let claim = found.kind === 'ours' ? found.obj : undefined;
+    if (!claim) {
+      try {
+        claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(podMachine, volume), ctx);
+      } catch (err) {
+        // Refused (a storage quota, a webhook) or invalid: reported, and retried with backoff.
+        if (!isForbidden(err) && !isInvalid(err)) throw err;
+        return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
+      }
+      if (claim) {
+        this.deps.events.normal(podMachine, {
+          reason: 'ClaimCreated',
+          action: 'Create',
+          note: `Created claim ${name}`,
+        });
+      } else {
+        // AlreadyExists: ours and not cached yet, or someone else's (the cache holds only objects
+        // with our label, so a foreign claim of this name is invisible to it): look live.
+        const live = await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, name, ctx);
+        const existing = await this.own(CoreTypes.PersistentVolumeClaim, live, podMachine, ctx);
+        if (existing.kind === 'foreign') return conflict;
+        if (existing.kind === 'absent') return undefined;
+        claim = existing.obj;
+      }
+    }
+    const restore = await this.reconcileRestore(podMachine, volume, claim, ctx);
+    return {
+      name: volume.name,
+      claimName: name,
+      claimPhase: claim.status?.phase ?? 'Pending',
+      restore,
+    };
+  }
+
+  /** Moves a restore along: start the Job, then mark the claim restored once it succeeded. */
+  private async reconcileRestore(
+    podMachine: PodMachine,
+    volume: MachineVolume,
+    claim: V1PersistentVolumeClaim,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<RestoreState> {
+    const source = volume.restoreFrom;
+    if (!source) return { kind: 'none' };
+    const ns = podMachine.metadata.namespace ?? '';
+    const jobName = restoreJobName(podMachine, volume);
+    const foreignJob: RestoreState = {
+      kind: 'failed',
+      reason: 'RestoreFailed',
+      message: `Job ${jobName} exists and is not controlled by this PodMachine; delete or rename it`,
+      foreign: true,
+    };
+    const found = await this.own(CoreTypes.Job, this.deps.jobs.get(ns, jobName), podMachine, ctx);
+    if (found.kind === 'foreign') return foreignJob;
+    const job = found.kind === 'ours' ? found.obj : undefined;
+    const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
+    switch (state.kind) {
+      case 'start-job': {
+        const created = await this.create(
+          CoreTypes.Job,
+          desiredRestoreJob(
+            podMachine,
+            volume,
+            state.backupClaimName,
+            this.deps.copyImage,
+            this.deps.restoreDeadlineSeconds,
+          ),
+          ctx,
+        );
+        if (created) {
+          this.deps.events.normal(podMachine, {
+            reason: 'RestoreStarted',
+            action: 'Restore',
+            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
+          });
+        } else {
+          // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
+          const live = await this.liveGet(CoreTypes.Job, ns, jobName, ctx);
+          if ((await this.own(CoreTypes.Job, live, podMachine, ctx)).kind === 'foreign') return foreignJob;
+        }
+        return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
+      }
+      case 'job-succeeded': {
+        await this.deps.client.patch(CoreTypes.PersistentVolumeClaim, {
+          namespace: ns,
+          name: claim.metadata?.name ?? '',
+          patchType: 'merge',
+          body: { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
+          signal: ctx.signal,
+        });
+        this.deps.events.normal(podMachine, {
+          reason: 'RestoreCompleted',
+          action: 'Restore',
+          note: `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
+        });
+        return { kind: 'restored' };
+      }
+      case 'waiting':
+        if (state.reason === 'BackupNotFound' && this.volumesReason(podMachine, ctx) !== 'BackupNotFound') {
+          this.deps.events.warning(podMachine, {
+            reason: 'BackupNotFound',
+            action: 'Restore',
+            note: state.message,
+          });
+        }
+        return state;
+      default:
+        return state;
+    }
+  }
+
+  /** Creates the pod once every claim exists and every restore is done; undefined to requeue. */
+  private async reconcilePod(
+    podMachine: PodMachine,
+    volumeObservations: readonly VolumeObservation[],
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<PodObservation | undefined> {
+    const ns = podMachine.metadata.namespace ?? '';
+    const name = podName(podMachine);
+    const cached = this.deps.pods.get(ns, name);
+    const found = await this.own(CoreTypes.Pod, cached, podMachine, ctx);
+    if (found.kind === 'ours') return observePod(podMachine, found.obj);
+    if (found.kind === 'foreign') return observePod(podMachine, cached);
+    const observation = observePod(podMachine, undefined);
+    const volumesAllow = volumeObservations.every(
+      (v) =>
+        v.conflict === undefined &&
+        v.refused === undefined &&
+        (v.restore.kind === 'none' || v.restore.kind === 'restored'),
+    );
+    if (!volumesAllow) return observation;
+    let pod: V1Pod | undefined;
+    try {
+      pod = await this.create(CoreTypes.Pod, desiredPod(podMachine), ctx);
+    } catch (err) {
+      // Refused by admission (Pod Security, quota, a webhook) or invalid: said on the PodMachine
+      // rather than only failing the reconcile; the caller retries with the queue's backoff.
+      if (!isForbidden(err) && !isInvalid(err)) throw err;
+      return { ...observation, refused: errorMessage(err) };
+    }
+    if (!pod) {
+      // AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
+      const live = await this.liveGet(CoreTypes.Pod, ns, name, ctx);
+      const existing = await this.own(CoreTypes.Pod, live, podMachine, ctx);
+      if (existing.kind === 'absent') return undefined;
+      return observePod(podMachine, existing.kind === 'ours' ? existing.obj : live);
+    }
+    this.deps.events.normal(podMachine, {
+      reason: 'PodCreated',
+      action: 'Create',
+      note: `Created pod ${name}`,
+    });
+    return observePod(podMachine, pod);
+  }
+
+  /**
+   * The stop request: delete the pod (and any restore still copying), keep the claims, and report
+   * `stopped` once live reads show them gone. Nothing is created any more.
+   */
+  private async stop(podMachine: PodMachine, ctx: ReconcileContext<PodMachine>): Promise<Result | undefined> {
+    const ns = podMachine.metadata.namespace ?? '';
+    const name = podName(podMachine);
+    const found = await this.own(
+      CoreTypes.Pod,
+      this.deps.pods.get(ns, name) ?? (await this.liveGet(CoreTypes.Pod, ns, name, ctx)),
+      podMachine,
+      ctx,
+    );
+    const pod = found.kind === 'ours' ? found.obj : undefined;
+    if (pod && !isBeingDeleted(pod)) {
+      await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
+      this.deps.events.normal(podMachine, {
+        reason: 'Stopping',
+        action: 'Delete',
+        note: `Stop requested: deleting pod ${name}`,
+      });
+    }
+    const copying = (await this.liveRestoreJobs(podMachine, ctx)).filter(
+      (job) => jobOutcome(job) === undefined,
+    );
+    for (const job of copying) {
+      // Foreground: the Job stays (and counts as running) until its pods are gone.
+      if (!isBeingDeleted(job)) await this.deleteQuietly(CoreTypes.Job, job, 'Foreground', ctx);
+    }
+    const volumeObservations: VolumeObservation[] = [];
+    for (const volume of volumes(podMachine)) {
+      const claimed = claimName(podMachine, volume);
+      // Kept, and taken over if still a Machine's from before PodMachines, so they go with this object.
+      const claim = await this.own(
+        CoreTypes.PersistentVolumeClaim,
+        this.deps.claims.get(ns, claimed),
+        podMachine,
+        ctx,
+      );
+      const phase = claim.kind === 'ours' ? claim.obj.status?.phase : undefined;
+      volumeObservations.push({
+        name: volume.name,
+        claimName: claimed,
+        ...(phase !== undefined ? { claimPhase: phase } : {}),
+        restore: { kind: 'none' },
+      });
+    }
+    this.writeStatus(
+      podMachine,
+      {
+        namespace: ns,
+        generation: podMachine.metadata.generation,
+        stopRequested: true,
+        stopped: !pod && copying.length === 0,
+        volumes: volumeObservations,
+        pod: observePod(podMachine, pod),
+      },
+      ctx,
+    );
+    return undefined;
+  }
+
+  /**
+   * The PodMachine's restore Jobs as the API server has them now. `stopped` is the signal that the
+   * claims may be copied, so it must not rest on a cache that may not show a restore Job still
+   * writing into them (as the pod, they are read live during a stop).
+   */
+  private async liveRestoreJobs(podMachine: PodMachine, ctx: ReconcileContext<PodMachine>): Promise<V1Job[]> {
+    const ns = podMachine.metadata.namespace ?? '';
+    const found: V1Job[] = [];
+    for (const volume of volumes(podMachine)) {
+      if (!volume.restoreFrom) continue;
+      const live = await this.liveGet(CoreTypes.Job, ns, restoreJobName(podMachine, volume), ctx);
+      const job = await this.own(CoreTypes.Job, live, podMachine, ctx);
+      if (job.kind === 'ours' && job.obj.metadata?.labels?.[ROLE_LABEL] === 'restore') found.push(job.obj);
+    }
+    return found;
+  }
+
+  /**
+   * Deletes the pods of finished restore Jobs (the Jobs stay, as the record). The PVC protection
+   * controller counts every scheduled pod that names a claim as a user, finished or not, so these
+   * pods would otherwise keep the backup claim and the PodMachine's claim from ever being deleted.
+   */
+  private async releaseFinishedRestorePods(
+    podMachine: PodMachine,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<void> {
+    const finished = this.deps.jobs
+      .byOwner(podMachine.metadata.uid ?? '')
+      .filter((job) => job.metadata?.labels?.[ROLE_LABEL] === 'restore' && isControlledBy(job, podMachine))
+      .filter((job) => jobOutcome(job) !== undefined);
+    for (const job of finished) {
+      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
+        if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
+      }
+    }
+  }
+
+  /**
+   * Sorts out the object that holds a child's name: this PodMachine's own; its controller owner's
+   * (re-parented first, see reparent.ts); or someone else's. A PodMachine being deleted takes
+   * nothing over: the garbage collector is about to delete what it owns.
+   */
+  private async own<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T | undefined,
+    podMachine: PodMachine,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<Found<T>> {
+    if (!obj) return { kind: 'absent' };
+    if (isControlledBy(obj, podMachine)) return { kind: 'ours', obj };
+    if (!isInherited(obj, podMachine) || isBeingDeleted(podMachine)) return { kind: 'foreign' };
+    const from = controllerRefOf(obj);
+    let taken: T;
+    try {
+      taken = await reparent(this.deps.client, type, obj, podMachine, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return { kind: 'absent' };
+      throw err;
+    }
+    if (!isControlledBy(taken, podMachine)) return { kind: 'foreign' };
+    ctx.log.info('took over a child of the controller owner', {
+      kind: type.kind,
+      child: obj.metadata?.name,
+      from: `${from?.kind} ${from?.name}`,
+    });
+    this.deps.events.normal(podMachine, {
+      reason: 'Reparented',
+      action: 'Adopt',
+      note: `Took over ${type.kind} ${obj.metadata?.name} from ${from?.kind} ${from?.name}, which created it before PodMachines existed`,
+    });
+    return { kind: 'ours', obj: taken };
+  }
+
+  /** Hands the status over; an Event when readiness changes its reason in a way worth telling. */
+  private writeStatus(
+    podMachine: PodMachine,
+    obs: PodMachineObservations,
+    ctx: ReconcileContext<PodMachine>,
+  ): void {
+    const now = this.deps.now?.() ?? new Date();
+    const before = ctx.status.latest(podMachine);
+    const status = computePodMachineStatus(before, obs, now);
+    ctx.status.write(podMachine, status);
+    if (before?.phase !== status.phase) {
+      ctx.log.info('podmachine phase changed', { from: before?.phase, to: status.phase });
+    }
+    const ready = findCondition(status.conditions, READY);
+    if (!ready || findCondition(before?.conditions, READY)?.reason === ready.reason) return;
+    if (status.failureReason !== undefined || refusal(obs)) {
+      this.deps.events.warning(podMachine, {
+        reason: ready.reason,
+        action: 'Reconcile',
+        note: ready.message,
+      });
+    } else if (status.phase !== before?.phase && (status.phase === 'Running' || status.phase === 'Stopped')) {
+      this.deps.events.normal(podMachine, { reason: status.phase, action: 'Reconcile', note: ready.message });
+    }
+  }
+
+  /** The VolumesReady reason last handed over (the cache lags our own status writes). */
+  private volumesReason(podMachine: PodMachine, ctx: ReconcileContext<PodMachine>): string | undefined {
+    return findCondition(ctx.status.latest(podMachine)?.conditions, VOLUMES_READY)?.reason;
+  }
+
+  /** Creates `obj`; undefined on AlreadyExists (the cache is behind, or someone else has the name). */
+  private async create<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<T | undefined> {
+    try {
+      return await this.deps.client.create<T>(type, obj, { signal: ctx.signal });
+    } catch (err) {
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async liveGet<T extends KubeObject>(
+    type: ResourceType<T>,
+    ns: string,
+    name: string,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<T | undefined> {
+    try {
+      return await this.deps.client.get<T>(type, ns, name, ctx.signal);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async deleteQuietly(
+    type: ResourceType,
+    obj: KubeObject,
+    propagationPolicy: 'Background' | 'Foreground',
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<void> {
+    try {
+      await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {
+        propagationPolicy,
+        preconditions: { uid: obj.metadata?.uid },
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// Where the restore of one volume stands, from what the cache shows (pure).
+import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import type { MachineVolume, VolumeBackup } from '../../apis/index.ts';
+import { RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
+
+export type RestoreState =
+  /** The volume has no restoreFrom: nothing to wait for. */
+  | { kind: 'none' }
+  /** The claim carries RESTORED_FROM_ANNOTATION: done, whatever happens to the Job or the backup. */
+  | { kind: 'restored' }
+  /** The restore Job succeeded; the claim is to be marked restored. */
+  | { kind: 'job-succeeded' }
+  /** The backup is ready: create the restore Job from this backup claim. */
+  | { kind: 'start-job'; backupClaimName: string }
+  | { kind: 'restoring'; message: string }
+  /** Waiting for the VolumeBackup to appear or complete (transient): the PodMachine stays Pending. */
+  | { kind: 'waiting'; reason: 'BackupNotFound' | 'WaitingForBackup'; message: string }
+  /** Nothing will fix this without a change by a person: a terminal failure. */
+  | {
+      kind: 'failed';
+      reason: 'BackupFailed' | 'BackupVolumeNotFound' | 'RestoreFailed';
+      message: string;
+      /** An object of someone else holds the restore Job's name. */
+      foreign?: true;
+    };
+
+type JobOutcome = { done: 'succeeded' } | { done: 'failed'; message: string } | undefined;
+
+/** Whether a Job finished, from its Complete and Failed conditions. */
+export function jobOutcome(job: V1Job): JobOutcome {
+  const conditions = job.status?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return { done: 'succeeded' };
+  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed) {
+    const why = [failed.reason, failed.message].filter(Boolean).join(': ');
+    return { done: 'failed', message: why || 'the Job failed' };
+  }
+  return undefined;
+}
+
+export function restoreState(
+  volume: MachineVolume,
+  claim: V1PersistentVolumeClaim | undefined,
+  backup: VolumeBackup | undefined,
+  job: V1Job | undefined,
+): RestoreState {
+  const source = volume.restoreFrom;
+  if (!source) return { kind: 'none' };
+  if (claim?.metadata?.annotations?.[RESTORED_FROM_ANNOTATION] === restoredFromValue(source)) {
+    return { kind: 'restored' };
+  }
+  const what = `volume ${volume.name} restores from VolumeBackup ${source.volumeBackup}`;
+  if (job) {
+    const outcome = jobOutcome(job);
+    if (outcome?.done === 'succeeded') return { kind: 'job-succeeded' };
+    if (outcome?.done === 'failed') {
+      return {
+        kind: 'failed',
+        reason: 'RestoreFailed',
+        message: `${what}: restore Job ${job.metadata?.name} failed (${outcome.message}); delete the Job to try again`,
+      };
+    }
+    return { kind: 'restoring', message: `${what}: copying data (Job ${job.metadata?.name})` };
+  }
+  if (!backup) {
+    return {
+      kind: 'waiting',
+      reason: 'BackupNotFound',
+      message: `${what}, which does not exist in this namespace; waiting for it to be created`,
+    };
+  }
+  const phase = backup.status?.phase ?? 'Pending';
+  if (phase === 'Failed') {
+    return { kind: 'failed', reason: 'BackupFailed', message: `${what}, which has failed` };
+  }
+  if (phase !== 'Completed') {
+    return {
+      kind: 'waiting',
+      reason: 'WaitingForBackup',
+      message: `${what}, which is ${phase}; waiting for it to complete`,
+    };
+  }
+  const backedUp = backup.status?.volumes?.find((v) => v.name === source.volume);
+  if (!backedUp) {
+    return {
+      kind: 'failed',
+      reason: 'BackupVolumeNotFound',
+      message: `${what}, which has no volume named ${source.volume}`,
+    };
+  }
+  return { kind: 'start-job', backupClaimName: backedUp.backupClaimName };
+}

@@ -2,9 +2,11 @@
 // provider could not realize, with the messages its CEL rules give.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runOk } from '../../../e2e/providers/exec.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient } from '../../support/cluster.ts';
+import { testClient, testCluster } from '../../support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { installProvider, statefulSetMachine } from './provider.ts';
 
@@ -72,5 +74,20 @@ describe('StatefulSetMachine CRD validation', () => {
       ),
       /size must be greater than zero/,
     );
+  });
+
+  it("accepts the whole deploy kustomization (server-side dry run: the Deployment passes the namespace's restricted Pod Security)", async () => {
+    const info = await testCluster();
+    const out = await runOk(info.kubectl, [
+      '--kubeconfig',
+      info.kubeconfig,
+      'apply',
+      '--dry-run=server',
+      '--server-side',
+      '--force-conflicts',
+      '-k',
+      fileURLToPath(new URL('../../../examples/statefulset-provider/deploy', import.meta.url)),
+    ]);
+    assert.match(out, /deployment\.apps\/statefulset-provider serverside-applied \(server dry run\)/);
   });
 });

@@ -146,14 +146,15 @@ describe('the deployment', () => {
     assert.ok(container?.env?.some((e) => e.name === 'POD_NAMESPACE'));
   });
 
-  it('has a sample whose Machine references its StatefulSetMachine', () => {
-    const sample = read('samples', 'statefulsetmachine.yaml');
-    const machine = find(sample, 'Machine', 'db');
-    const provider = find(sample, 'StatefulSetMachine', 'db');
+  it('has a sample StatefulSetMachine (one object, as the conformance kit reads it) and a Machine using it', () => {
+    const [provider, ...more] = read('samples', 'statefulsetmachine.yaml');
+    assert.equal(more.length, 0);
+    assert.equal(provider?.kind, 'StatefulSetMachine');
+    const machine = find(read('samples', 'machine.yaml'), 'Machine', 'machine-statefulset-sample');
     assert.deepEqual((machine.spec as { infrastructureRef?: unknown }).infrastructureRef, {
-      apiVersion: provider.apiVersion,
-      kind: provider.kind,
-      name: 'db',
+      apiVersion: provider?.apiVersion,
+      kind: provider?.kind,
+      name: provider?.metadata.name,
     });
   });
 });

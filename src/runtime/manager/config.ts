@@ -132,18 +132,43 @@ export const FLAGS = {
 
 type FlagName = keyof typeof FLAGS;
 
+/**
+ * A program's own defaults for some of the manager's flags (a Lease name of its own, say), used
+ * when neither the command line nor the environment sets them; --help shows them.
+ */
+export type ManagerFlagDefaults = Partial<Record<Exclude<FlagName, 'help'>, string | boolean>>;
+
+/** The manager's flags with `defaults` in place of their own. */
+function managerFlags(defaults: ManagerFlagDefaults = {}): FlagSpecs {
+  const specs: FlagSpecs = { ...FLAGS };
+  for (const [name, value] of Object.entries(defaults)) {
+    const spec = specs[name];
+    if (!spec) throw new Error(`no manager flag --${name} to give a default`);
+    if (typeof value !== typeof spec.default) {
+      throw new Error(`the default of --${name} must be a ${typeof spec.default}`);
+    }
+    specs[name] = { ...spec, default: value };
+  }
+  return specs;
+}
+
 /** BASIC_OPERATOR_LEADER_ELECT for --leader-elect, and so on. */
 export function envName(flag: string): string {
   return `BASIC_OPERATOR_${flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
 /** What --help prints: the program's name and purpose, then the manager's flags and the program's. */
-export function usage(program: { name: string; about?: string; flags?: FlagSpecs }): string {
+export function usage(program: {
+  name: string;
+  about?: string;
+  flags?: FlagSpecs;
+  managerDefaults?: ManagerFlagDefaults;
+}): string {
   const lines = [`Usage: ${program.name} [flags]`, ''];
   if (program.about) lines.push(program.about, '');
   lines.push('Every flag can also be set by an environment variable.', '', 'Flags:');
-  const { help, ...managerFlags } = FLAGS;
-  const all: FlagSpecs = { ...managerFlags, ...program.flags, help };
+  const { help, ...manager } = managerFlags(program.managerDefaults);
+  const all: FlagSpecs = { ...manager, ...program.flags, help: help ?? FLAGS.help };
   for (const [name, spec] of Object.entries(all)) {
     const def = spec.type === 'boolean' ? String(spec.default) : spec.default ? `"${spec.default}"` : '""';
     lines.push(`  --${name.padEnd(32)} ${spec.help}`);
@@ -201,18 +226,20 @@ export interface CommandLine {
 
 /**
  * Parses the manager's flags and the program's own (as a Go main declares its flags beside
- * controller-runtime's) in one pass: flags, then environment variables, then defaults. Throws
- * ConfigError with a readable message; the program's reader throws it for values it rejects.
+ * controller-runtime's) in one pass: flags, then environment variables, then defaults (the
+ * program's `managerDefaults` before the manager's own). Throws ConfigError with a readable
+ * message; the program's reader throws it for values it rejects.
  */
 export function parseCommandLine(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   programFlags: FlagSpecs = {},
+  managerDefaults: ManagerFlagDefaults = {},
 ): CommandLine | 'help' {
   const twice = Object.keys(programFlags).filter((name) => name in FLAGS);
   if (twice.length > 0)
     throw new Error(`flags defined by both the program and the manager: ${twice.join(', ')}`);
-  const specs: FlagSpecs = { ...FLAGS, ...programFlags };
+  const specs: FlagSpecs = { ...managerFlags(managerDefaults), ...programFlags };
   const flags = readFlags(specs, argv, env);
   if (flags.boolean('help')) return 'help';
   return { config: managerConfig(flags, env), flags };

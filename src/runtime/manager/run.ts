@@ -5,6 +5,7 @@ import {
   ConfigError,
   type FlagReader,
   type FlagSpecs,
+  type ManagerFlagDefaults,
   parseCommandLine,
   usage,
 } from './config.ts';
@@ -17,6 +18,8 @@ export interface RunOptions {
   about?: string;
   /** The program's own flags, parsed with the manager's (as a Go main declares its flags beside controller-runtime's). */
   flags?: FlagSpecs;
+  /** The program's own defaults for some of the manager's flags (e.g. its Lease name). */
+  managerDefaults?: ManagerFlagDefaults;
   /**
    * Reads the program's flags (a ConfigError for a bad value exits 2, as the manager's do) and returns
    * what registers the controllers; runs before the manager exists.
@@ -37,7 +40,7 @@ export async function runOperator(argv: string[], options: RunOptions): Promise<
   let commandLine: CommandLine | 'help';
   let register: (manager: Manager) => void;
   try {
-    commandLine = parseCommandLine(argv, process.env, options.flags);
+    commandLine = parseCommandLine(argv, process.env, options.flags, options.managerDefaults);
     if (commandLine === 'help') {
       process.stdout.write(`${usage(options)}\n`);
       return 0;

@@ -74,4 +74,25 @@ describe("parseCommandLine with the program's own flags", () => {
     assert.ok(text.indexOf('--copy-image') < text.indexOf('--help'), 'help comes last');
     assert.equal(parseCommandLine(['--help'], {}, PROGRAM_FLAGS), 'help');
   });
+
+  it("takes the program's defaults for the manager's flags, below the command line and the environment", () => {
+    const defaults = { 'leader-election-id': 'copier.example.com', 'leader-elect': true };
+    const read = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+      const parsed = parseCommandLine(argv, env, PROGRAM_FLAGS, defaults);
+      if (parsed === 'help') throw new Error('unexpected help');
+      return parsed.config.leaderElection;
+    };
+    assert.equal(read([]).id, 'copier.example.com');
+    assert.equal(read([]).enabled, true);
+    assert.equal(read([], { BASIC_OPERATOR_LEADER_ELECTION_ID: 'from-env' }).id, 'from-env');
+    assert.equal(read(['--leader-election-id', 'from-flag']).id, 'from-flag');
+    assert.match(
+      usage({ name: 'copier', flags: PROGRAM_FLAGS, managerDefaults: defaults }),
+      /--leader-election-id +Name of the Lease\.\n +default "copier\.example\.com"/,
+    );
+    assert.throws(
+      () => parseCommandLine([], {}, {}, { 'leader-elect': 'yes' }),
+      /the default of --leader-elect must be a boolean/,
+    );
+  });
 });

@@ -1,0 +1,377 @@
+// reconcile() of the StatefulSetMachine provider against a fake API server and real informers (with
+// the provider's cache selections: only objects carrying its machine label are cached). Where
+// kube-controller-manager would act (the pod and claims of the StatefulSet, the Job's outcome), the
+// tests put its result on the server themselves.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Job, V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
+import {
+  STATEFULSET_MACHINE,
+  type StatefulSetMachine,
+} from '../../../examples/statefulset-provider/src/api.ts';
+import { RESTORED_FROM_ANNOTATION } from '../../../examples/statefulset-provider/src/names.ts';
+import { desiredRestoreJob } from '../../../examples/statefulset-provider/src/restore.ts';
+import { desiredRestoreClaim, STATEFUL_SET } from '../../../examples/statefulset-provider/src/statefulset.ts';
+import { VOLUME_BACKUP } from '../../../src/apis/index.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { FakeCluster } from '../../support/fake/cluster.ts';
+import type { Harness } from '../../support/fake/harness.ts';
+import {
+  backup,
+  finished,
+  machine,
+  NOW,
+  RESTORING,
+  RUNNING_AND_READY,
+  setup,
+  statefulSetClaim,
+  statefulSetPod,
+  withStopRequest,
+} from './fixtures.ts';
+
+type H = Harness<StatefulSetMachine>;
+
+const ready = (h: H) => h.status.last('db')?.conditions?.find((c) => c.type === 'Ready');
+
+function serverSet(h: H): V1StatefulSet {
+  return h.cluster.server.get(STATEFUL_SET, 'ns', 'db');
+}
+
+/** What kube-controller-manager makes from the StatefulSet: its claims (with `phase`) and its pod. */
+async function controllerManagerActs(h: H, podStatus = RUNNING_AND_READY, claimPhase = 'Bound') {
+  const set = serverSet(h);
+  for (const t of set.spec?.volumeClaimTemplates ?? []) {
+    h.cluster.seed(
+      CoreTypes.PersistentVolumeClaim,
+      statefulSetClaim(set, t.metadata?.name ?? '', claimPhase),
+    );
+  }
+  h.cluster.seed(CoreTypes.Pod, statefulSetPod(set, podStatus));
+  await h.cluster.sync();
+}
+
+function setStatefulSetStatus(cluster: FakeCluster, status: V1StatefulSet['status']): void {
+  cluster.server.patch(STATEFUL_SET, {
+    namespace: 'ns',
+    name: 'db',
+    patchType: 'merge',
+    body: { status },
+    subresource: 'status',
+  });
+}
+
+/** A claim of the same name as a volume's, made by someone else (no label: the cache never shows it). */
+const foreignClaim = (name: string, owner?: { kind: string; name: string }): V1PersistentVolumeClaim => ({
+  metadata: {
+    name,
+    namespace: 'ns',
+    ...(owner
+      ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, uid: 'old-uid', controller: true }] }
+      : {}),
+  },
+  spec: {},
+});
+
+describe('StatefulSetMachineReconciler: realizing', () => {
+  it('checks live that no claim is in the way, then creates the StatefulSet', async () => {
+    const h = await setup(machine());
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['create StatefulSet db']);
+    assert.deepEqual(
+      h.client.actions.filter((a) => a.verb === 'get').map((a) => `${a.kind} ${a.name}`),
+      ['StatefulSet db', 'PersistentVolumeClaim data-db-0', 'PersistentVolumeClaim logs-db-0'],
+    );
+    assert.equal(h.status.last('db')?.phase, 'Provisioning');
+    assert.equal(ready(h)?.reason, 'WaitingForPod');
+    assert.deepEqual(h.status.last('db')?.volumes, [
+      { name: 'data', claimName: 'data-db-0' },
+      { name: 'logs', claimName: 'logs-db-0' },
+    ]);
+    assert.deepEqual(h.eventSummary(), ['Normal StatefulSetCreated']);
+  });
+
+  it('is Ready once the pod runs and is Ready and every claim is Bound', async () => {
+    const h = await setup(machine());
+    await h.reconcile('db');
+    await controllerManagerActs(h, RUNNING_AND_READY, 'Pending');
+    await h.reconcile('db');
+    assert.equal(ready(h)?.reason, 'ClaimsNotBound');
+    assert.equal(h.status.last('db')?.ready, false);
+
+    await controllerManagerActs(h);
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.actions, [], 'a running machine costs no API call');
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Running');
+    assert.equal(status?.ready, true);
+    assert.equal(ready(h)?.status, 'True');
+    assert.equal(ready(h)?.observedGeneration, 1);
+    assert.equal(status?.providerID, 'statefulset://ns/db');
+    assert.deepEqual(status?.addresses, [{ type: 'InternalIP', address: '10.0.0.7' }]);
+    assert.deepEqual(status?.volumes, [
+      { name: 'data', claimName: 'data-db-0', phase: 'Bound' },
+      { name: 'logs', claimName: 'logs-db-0', phase: 'Bound' },
+    ]);
+    assert.deepEqual(h.eventSummary(), ['Normal StatefulSetCreated', 'Normal Running']);
+  });
+
+  it('scales a StatefulSet someone scaled back to one replica', async () => {
+    const h = await setup(machine());
+    await h.reconcile('db');
+    h.cluster.server.patch(STATEFUL_SET, {
+      namespace: 'ns',
+      name: 'db',
+      patchType: 'merge',
+      body: { spec: { replicas: 3 } },
+    });
+    await h.cluster.sync();
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), ['patch StatefulSet db']);
+    assert.equal(serverSet(h).spec?.replicas, 1);
+  });
+
+  it('fails, without a StatefulSet, when someone else has a claim of a volume name', async () => {
+    const h = await setup(machine(), (c) =>
+      c.seed(CoreTypes.PersistentVolumeClaim, foreignClaim('logs-db-0')),
+    );
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(status?.failureReason, 'ClaimConflict');
+    assert.match(
+      status?.failureMessage ?? '',
+      /claim logs-db-0 exists and does not belong to this StatefulSetMachine/,
+    );
+    assert.deepEqual(h.eventSummary(), ['Warning ClaimConflict']);
+  });
+
+  it('waits (bounded) for the claims an earlier StatefulSet of the machine leaves behind', async () => {
+    const h = await setup(machine(), (c) =>
+      c.seed(CoreTypes.PersistentVolumeClaim, foreignClaim('data-db-0', { kind: 'StatefulSet', name: 'db' })),
+    );
+    assert.deepEqual(await h.reconcile('db'), { requeueAfterMs: 5000 });
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('db')?.failureReason, undefined);
+    assert.equal(ready(h)?.reason, 'WaitingForOldClaim');
+  });
+
+  it("fails when a StatefulSet of the name is someone else's", async () => {
+    const h = await setup(machine(), (c) =>
+      c.seed(STATEFUL_SET, {
+        metadata: { name: 'db', namespace: 'ns' },
+        spec: { selector: {}, template: {} },
+      }),
+    );
+    await h.reconcile('db');
+    assert.equal(h.status.last('db')?.failureReason, 'StatefulSetConflict');
+    assert.deepEqual(h.client.writeSummary(), []);
+  });
+
+  it('does nothing for an object being deleted: the garbage collector takes what it owns', async () => {
+    const deleting = {
+      ...machine(),
+      metadata: { ...machine().metadata, deletionTimestamp: NOW, finalizers: ['x'] },
+    };
+    const h = await setup(deleting);
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.actions, []);
+    assert.equal(h.status.written.length, 0);
+  });
+});
+
+describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
+  it('waits with a clear condition for a missing backup, then restores before the StatefulSet exists', async () => {
+    const h = await setup(machine(RESTORING));
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('db')?.phase, 'Pending');
+    assert.equal(ready(h)?.reason, 'BackupNotFound');
+    assert.match(
+      ready(h)?.message ?? '',
+      /VolumeBackup old, which does not exist in this namespace; waiting/,
+    );
+    assert.deepEqual(h.eventSummary(), ['Warning BackupNotFound']);
+
+    h.cluster.seed(VOLUME_BACKUP, backup('Pending'));
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.equal(ready(h)?.reason, 'WaitingForBackup');
+    assert.deepEqual(h.client.writeSummary(), []);
+
+    h.cluster.server.patch(VOLUME_BACKUP, {
+      namespace: 'ns',
+      name: 'old',
+      patchType: 'merge',
+      body: { status: backup('Completed').status },
+      subresource: 'status',
+    });
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), [
+      'create PersistentVolumeClaim data-db-0',
+      'create Job db-data-restore',
+    ]);
+    assert.equal(h.status.last('db')?.phase, 'Provisioning');
+    assert.equal(ready(h)?.reason, 'Restoring');
+
+    await h.cluster.sync();
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), [], 'the Job is copying');
+
+    const job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
+    h.cluster.server.update(CoreTypes.Job, finished(job, 'Complete'), 'status');
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), [
+      'patch PersistentVolumeClaim data-db-0',
+      'delete Job db-data-restore',
+      'create StatefulSet db',
+    ]);
+    const claim = h.cluster.server.get(CoreTypes.PersistentVolumeClaim, 'ns', 'data-db-0');
+    assert.equal(claim.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], 'old/data');
+    assert.equal(claim.metadata?.ownerReferences?.[0]?.kind, 'StatefulSetMachine');
+    assert.deepEqual(h.eventSummary(), [
+      'Warning BackupNotFound',
+      'Normal RestoreStarted',
+      'Normal RestoreCompleted',
+      'Normal StatefulSetCreated',
+    ]);
+  });
+
+  it('a failed restore Job is a terminal failure, and no StatefulSet is made', async () => {
+    const h = await setup(machine(RESTORING), (c) => c.seed(VOLUME_BACKUP, backup('Completed')));
+    await h.reconcile('db');
+    await h.cluster.sync();
+    const job: V1Job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
+    h.cluster.server.update(CoreTypes.Job, finished(job, 'Failed', 'BackoffLimitExceeded'), 'status');
+    await h.cluster.sync();
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(status?.failureReason, 'RestoreFailed');
+    assert.match(status?.failureMessage ?? '', /BackoffLimitExceeded/);
+  });
+
+  it('a failed backup is a terminal failure', async () => {
+    const h = await setup(machine(RESTORING), (c) => c.seed(VOLUME_BACKUP, backup('Failed')));
+    await h.reconcile('db');
+    assert.equal(h.status.last('db')?.failureReason, 'BackupFailed');
+    assert.deepEqual(h.client.writeSummary(), []);
+  });
+});
+
+describe('StatefulSetMachineReconciler: the stop handshake', () => {
+  async function runningMachine(): Promise<H> {
+    const h = await setup(machine());
+    await h.reconcile('db');
+    await controllerManagerActs(h);
+    setStatefulSetStatus(h.cluster, { observedGeneration: 1, replicas: 1 });
+    await h.reconcile('db');
+    assert.equal(h.status.last('db')?.phase, 'Running');
+    h.cluster.server.patch(STATEFULSET_MACHINE, {
+      namespace: 'ns',
+      name: 'db',
+      patchType: 'merge',
+      body: { metadata: { annotations: { 'infra.basicoperator.dev/stop-requested': 'true' } } },
+    });
+    await h.cluster.sync();
+    h.client.clearActions();
+    return h;
+  }
+
+  it('scales to 0, keeps the claims, and says stopped only once live reads show the pod gone', async () => {
+    const h = await runningMachine();
+    assert.deepEqual(await h.reconcile('db'), { requeueAfterMs: 5000 });
+    assert.deepEqual(h.client.writeSummary(), ['patch StatefulSet db']);
+    assert.equal(serverSet(h).spec?.replicas, 0);
+    assert.equal(h.status.last('db')?.phase, 'Stopping');
+    assert.equal(h.status.last('db')?.stopped, false);
+    assert.equal(h.status.last('db')?.ready, false);
+
+    // The pod is gone from the server, but kube-controller-manager has not observed replicas 0 yet.
+    h.cluster.server.delete(CoreTypes.Pod, 'ns', 'db-0');
+    await h.cluster.sync();
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), [], 'scaled down once, never up again');
+    assert.equal(h.status.last('db')?.stopped, false);
+    assert.match(ready(h)?.message ?? '', /waiting for kube-controller-manager to scale StatefulSet db to 0/);
+
+    setStatefulSetStatus(h.cluster, { observedGeneration: serverSet(h).metadata?.generation, replicas: 0 });
+    await h.cluster.sync();
+    assert.equal(await h.reconcile('db'), undefined);
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Stopped');
+    assert.equal(status?.stopped, true);
+    assert.deepEqual(status?.volumes, [
+      { name: 'data', claimName: 'data-db-0', phase: 'Bound' },
+      { name: 'logs', claimName: 'logs-db-0', phase: 'Bound' },
+    ]);
+    assert.deepEqual(h.client.writeSummary(), [], 'the claims are kept');
+    assert.deepEqual(h.eventSummary().slice(-2), ['Normal Stopping', 'Normal Stopped']);
+  });
+
+  it('reads the pod live: one the cache does not show yet keeps it Stopping', async () => {
+    const h = await runningMachine();
+    await h.reconcile('db');
+    setStatefulSetStatus(h.cluster, { observedGeneration: serverSet(h).metadata?.generation, replicas: 0 });
+    h.cluster.server.delete(CoreTypes.Pod, 'ns', 'db-0');
+    await h.cluster.sync();
+    // A pod the server has again, which the cache has not seen yet.
+    h.cluster.seed(CoreTypes.Pod, statefulSetPod(serverSet(h), { phase: 'Pending' }));
+    await h.reconcile('db');
+    assert.equal(h.status.last('db')?.stopped, false);
+    assert.match(ready(h)?.message ?? '', /pod db-0 is still running/);
+  });
+
+  it('stops a restore still copying and never creates the StatefulSet', async () => {
+    const m = withStopRequest(machine(RESTORING));
+    const volume = m.spec.volumes?.[0];
+    assert.ok(volume);
+    const h = await setup(m, (c) => {
+      c.seed(VOLUME_BACKUP, backup('Completed'));
+      c.seed(CoreTypes.Job, desiredRestoreJob(m, volume, 'old-data', 'busybox:1.36', 3600));
+      c.seed(CoreTypes.PersistentVolumeClaim, {
+        ...desiredRestoreClaim(m, volume),
+        status: { phase: 'Bound' },
+      });
+    });
+    assert.deepEqual(await h.reconcile('db'), { requeueAfterMs: 5000 });
+    assert.deepEqual(h.client.writeSummary(), ['delete Job db-data-restore']);
+    assert.deepEqual(h.client.writes()[0]?.body, {
+      propagationPolicy: 'Foreground',
+      preconditions: { uid: h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore').metadata?.uid },
+    });
+    assert.equal(h.status.last('db')?.stopped, false);
+
+    // The Job's pods are gone: the garbage collector releases the foreground deletion.
+    h.cluster.server.patch(CoreTypes.Job, {
+      namespace: 'ns',
+      name: 'db-data-restore',
+      patchType: 'merge',
+      body: { metadata: { finalizers: null } },
+    });
+    await h.cluster.sync();
+    h.client.clearActions();
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('db')?.stopped, true);
+    assert.deepEqual(h.status.last('db')?.volumes, [
+      { name: 'data', claimName: 'data-db-0', phase: 'Bound' },
+    ]);
+  });
+
+  it('is stopped at once when asked before anything ran', async () => {
+    const h = await setup(withStopRequest(machine()));
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('db')?.stopped, true);
+    assert.deepEqual(h.status.last('db')?.volumes, []);
+  });
+});

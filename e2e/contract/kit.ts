@@ -388,7 +388,12 @@ async function stopsOnRequest(
     (obj) => {
       if (!obj) return { obj, problem: 'the object disappeared before it reported stopped' };
       const view = readInfrastructure(obj);
-      if (isViolation(view)) return { obj, problem: `the status breaks the contract: ${view.violation}` };
+      if (isViolation(view)) {
+        return {
+          obj,
+          problem: `cannot read status.stopped, the status breaks the contract: ${view.violation}`,
+        };
+      }
       return view.stopped ? { obj, problem: undefined } : undefined;
     },
     run.timeoutMs,
@@ -438,7 +443,8 @@ async function staysStopped(run: Run, claimNames: Set<string>): Promise<CheckRes
     (obj) => {
       if (!obj) return 'the object disappeared';
       const view = readInfrastructure(obj);
-      if (isViolation(view)) return `the status breaks the contract: ${view.violation}`;
+      if (isViolation(view))
+        return `cannot read status.stopped, the status breaks the contract: ${view.violation}`;
       return view.stopped ? undefined : `status.stopped went back: ${describeStatus(obj)}`;
     },
     run.settleMs,

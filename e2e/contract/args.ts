@@ -11,7 +11,7 @@ export interface ContractTestOptions {
   kind: string;
   /** The provider's API version to test; default: the first one the CRD's contract label lists. */
   version?: string;
-  /** A YAML file holding one object of the kind; the kit sets its name and namespace. */
+  /** A YAML file holding one object of the kind (and maybe others); the kit sets its name and namespace. */
   sample?: string;
   /** An existing namespace to work in; default: a fresh one the kit creates and deletes. */
   namespace?: string;
@@ -33,8 +33,8 @@ provider kind whose controller is running.
 
   --kind <Kind>.<group>   the provider kind, e.g. PodMachine.infra.basicoperator.dev (required)
   --version V             the API version to test (default: the first the CRD's contract label lists)
-  --sample FILE           YAML file with one object of the kind; the kit sets name and namespace
-                          (default: an object with an empty spec)
+  --sample FILE           YAML file with one object of the kind (others in it are ignored); the kit
+                          sets name and namespace (default: an object with an empty spec)
   --namespace NS          an existing namespace to work in (default: a fresh one, deleted afterwards)
   --timeout SECONDS       deadline of each wait: readiness, stop, deletion (default ${DEFAULT_TIMEOUT_SECONDS})
   --settle SECONDS        how long the owner and the stopped state must hold (default ${DEFAULT_SETTLE_SECONDS})

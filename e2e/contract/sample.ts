@@ -31,8 +31,10 @@ const SERVER_SET = [
 ];
 
 /**
- * Reads `file` (YAML, one object of the kind) into a sample. Fails with a message naming the file
- * when it does not hold exactly one mapping, or one of another kind or group.
+ * Reads the object of the kind from `file` (YAML). The file may hold other objects too (say, the
+ * Machine that uses the sample); exactly one must be of the kind (in a file of one object, the kind
+ * may be left out). Fails with a message naming the file otherwise, or when that object's apiVersion
+ * is of another group.
  */
 export async function readSample(file: string, target: KindAndGroup): Promise<Fields> {
   let docs: unknown[];
@@ -41,20 +43,21 @@ export async function readSample(file: string, target: KindAndGroup): Promise<Fi
   } catch (err) {
     throw new Error(`--sample ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const [doc] = docs;
-  if (docs.length !== 1 || !isFields(doc)) {
+  const [only] = docs;
+  const ofKind = docs.filter((d): d is Fields => isFields(d) && d.kind === target.kind);
+  const doc = docs.length === 1 && isFields(only) && only.kind === undefined ? only : ofKind[0];
+  if (!doc || ofKind.length > 1) {
+    const kinds = docs.map((d) => (isFields(d) && typeof d.kind === 'string' ? d.kind : 'no kind'));
     throw new Error(
-      `--sample ${file}: must hold one object (a YAML mapping), it holds ${docs.length} document(s)`,
+      `--sample ${file}: must hold one object of kind ${target.kind}; it holds ${ofKind.length}` +
+        (docs.length > 0 ? ` (of ${docs.length} document(s): ${kinds.join(', ')})` : ' (it is empty)'),
     );
-  }
-  if (doc.kind !== undefined && doc.kind !== target.kind) {
-    throw new Error(`--sample ${file}: its kind is ${JSON.stringify(doc.kind)}, not ${target.kind}`);
   }
   if (doc.apiVersion !== undefined) {
     const group = typeof doc.apiVersion === 'string' ? doc.apiVersion.split('/')[0] : undefined;
     if (group !== target.group) {
       throw new Error(
-        `--sample ${file}: its apiVersion ${JSON.stringify(doc.apiVersion)} is not in the group ${target.group}`,
+        `--sample ${file}: its ${target.kind} has apiVersion ${JSON.stringify(doc.apiVersion)}, not in the group ${target.group}`,
       );
     }
   }

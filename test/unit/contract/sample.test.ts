@@ -27,18 +27,36 @@ describe('readSample', () => {
     });
   });
 
-  it('refuses several objects, another kind or group, and a file that is not there', async () => {
+  it('takes the one object of the kind from a file that holds others too', async () => {
+    const path = file(
+      'with-machine.yaml',
+      'kind: PodMachine\nspec:\n  image: pause\n---\napiVersion: infra.basicoperator.dev/v1alpha1\nkind: Machine\n',
+    );
+    assert.deepEqual(await readSample(path, target), { kind: 'PodMachine', spec: { image: 'pause' } });
+    const bare = file('bare.yaml', 'spec:\n  image: pause\n');
+    assert.deepEqual(
+      await readSample(bare, target),
+      { spec: { image: 'pause' } },
+      'one object may leave its kind out',
+    );
+  });
+
+  it('refuses no or several objects of the kind, another group, and a file that is not there', async () => {
     const two = file('two.yaml', 'kind: PodMachine\n---\nkind: PodMachine\n');
     await assert.rejects(readSample(two, target), {
-      message: `--sample ${two}: must hold one object (a YAML mapping), it holds 2 document(s)`,
+      message: `--sample ${two}: must hold one object of kind PodMachine; it holds 2 (of 2 document(s): PodMachine, PodMachine)`,
     });
     const machine = file('machine.yaml', 'kind: Machine\n');
     await assert.rejects(readSample(machine, target), {
-      message: `--sample ${machine}: its kind is "Machine", not PodMachine`,
+      message: `--sample ${machine}: must hold one object of kind PodMachine; it holds 0 (of 1 document(s): Machine)`,
+    });
+    const empty = file('empty.yaml', '# nothing\n');
+    await assert.rejects(readSample(empty, target), {
+      message: `--sample ${empty}: must hold one object of kind PodMachine; it holds 0 (it is empty)`,
     });
     const other = file('other.yaml', 'apiVersion: examples.basicoperator.dev/v1alpha1\nkind: PodMachine\n');
     await assert.rejects(readSample(other, target), {
-      message: `--sample ${other}: its apiVersion "examples.basicoperator.dev/v1alpha1" is not in the group infra.basicoperator.dev`,
+      message: `--sample ${other}: its PodMachine has apiVersion "examples.basicoperator.dev/v1alpha1", not in the group infra.basicoperator.dev`,
     });
     await assert.rejects(
       readSample(join(dir, 'missing.yaml'), target),

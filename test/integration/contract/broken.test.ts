@@ -18,7 +18,13 @@ import {
   type TestKind,
 } from './provider.ts';
 
-const KINDS = [TEST_KINDS.neverStops, TEST_KINDS.deletesClaims, TEST_KINDS.undeclared, TEST_KINDS.mistyped];
+const KINDS = [
+  TEST_KINDS.neverStops,
+  TEST_KINDS.deletesClaims,
+  TEST_KINDS.stopsNothing,
+  TEST_KINDS.undeclared,
+  TEST_KINDS.mistyped,
+];
 
 /** The checks that did not pass, as `status check`, and the lines of the whole run for messages. */
 function outcome(results: CheckResult[]) {
@@ -80,6 +86,16 @@ describe('contract kit: providers that break the contract', { concurrency: true 
       /^when stopped was reported: claim contract-test-\w+-data is (gone|being deleted)/,
     );
     assert.match(detail('stays-stopped'), /claim contract-test-\w+-data is (gone|being deleted)/);
+  });
+
+  it('fails a provider that reports stopped while its pod still runs', async () => {
+    const { notPassed, detail, lines } = outcome(await kit(TEST_KINDS.stopsNothing));
+    assert.deepEqual(notPassed, ['fail compute-stopped', 'fail stays-stopped'], lines);
+    assert.match(
+      detail('compute-stopped'),
+      /^stopped was reported while pod contract-test-(\w+) \(Running\) mounts contract-test-\1-data$/,
+    );
+    assert.match(detail('stays-stopped'), /compute started again: pod contract-test-\w+ \(Running\) mounts/);
   });
 
   it('fails a provider whose CRD does not declare the contract, and still tests the rest', async () => {

@@ -38,6 +38,8 @@ export type Flaw =
   | 'never-stops'
   /** Stops the pod, then deletes the claim too, and reports stopped. */
   | 'deletes-claims'
+  /** Reports stopped at once and leaves the pod running. */
+  | 'stops-nothing'
   /** Its CRD has no contract label. */
   | 'undeclared'
   /** Reports `status.ready` as a string. */
@@ -53,6 +55,7 @@ export const TEST_KINDS = {
   conforming: { kind: 'ConformingMachine', plural: 'conformingmachines', flaw: 'none' },
   neverStops: { kind: 'NeverStoppingMachine', plural: 'neverstoppingmachines', flaw: 'never-stops' },
   deletesClaims: { kind: 'ClaimDeletingMachine', plural: 'claimdeletingmachines', flaw: 'deletes-claims' },
+  stopsNothing: { kind: 'FalselyStoppedMachine', plural: 'falselystoppedmachines', flaw: 'stops-nothing' },
   undeclared: { kind: 'UndeclaredMachine', plural: 'undeclaredmachines', flaw: 'undeclared' },
   mistyped: { kind: 'MistypedMachine', plural: 'mistypedmachines', flaw: 'mistyped' },
 } as const satisfies Record<string, TestKind>;
@@ -254,6 +257,14 @@ class TestProvider implements Reconciler<TestMachine> {
     ctx: ReconcileContext<TestMachine>,
   ): Promise<Result | undefined> {
     const { namespace = '', name = '' } = machine.metadata ?? {};
+    if (this.flaw === 'stops-nothing') {
+      const pod = this.pods.get(namespace, name);
+      ctx.status.write(machine, {
+        ...this.status(machine, ctx, false, pod, volumes, 'Stopped'),
+        stopped: true,
+      });
+      return undefined;
+    }
     await this.client.delete(CoreTypes.Pod, namespace, name).catch(ignoreNotFound);
     const live = await this.client.get(CoreTypes.Pod, namespace, name).catch(ignoreNotFound);
     if (live) return { requeueAfterMs: STOP_RECHECK_MS };

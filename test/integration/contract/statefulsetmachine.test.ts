@@ -7,6 +7,7 @@ import { runContractTest } from '../../../e2e/contract/kit.ts';
 import { CHECK_NAMES, formatResult } from '../../../e2e/contract/report.ts';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { testClient, testCluster } from '../../support/cluster.ts';
+import { installCrds } from '../../support/crds.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OperatorProcess } from '../../support/operator-process.ts';
 import { ensureFreeVolumes } from './provider.ts';
@@ -23,15 +24,16 @@ it('contract kit: StatefulSetMachine passes every check with examples/statefulse
 }, async () => {
   const { kubeconfig, kubectl } = await testCluster();
   const client = await testClient();
-  // The example's CRD, generated into its crd/ folder.
+  // The operator's CRDs (the provider watches VolumeBackups for restores) and the example's own.
+  await installCrds();
   await runOk(kubectl, [
     '--kubeconfig',
     kubeconfig,
     'apply',
     '--server-side',
     '--force-conflicts',
-    '-f',
-    path('crd/'),
+    '-k',
+    path('crd'),
   ]);
   await runOk(kubectl, [
     '--kubeconfig',
@@ -39,17 +41,28 @@ it('contract kit: StatefulSetMachine passes every check with examples/statefulse
     'wait',
     '--for=condition=Established',
     '--timeout=60s',
-    '-f',
-    path('crd/'),
+    'crd/statefulsetmachines.examples.basicoperator.dev',
   ]);
   await ensureFreeVolumes(4);
   const ns = await createNamespace(client, 'contract-sts');
   const provider = new OperatorProcess({
     name: 'statefulset-provider',
-    args: [path('src/main.ts')],
-    env: { ...process.env, KUBECONFIG: kubeconfig },
+    args: [
+      path('src/main.ts'),
+      '--kubeconfig',
+      kubeconfig,
+      '--namespaces',
+      ns,
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--log-level',
+      'info',
+    ],
   });
   try {
+    await provider.controllersStarted(90_000);
     const results = await runContractTest({
       kind: 'StatefulSetMachine.examples.basicoperator.dev',
       sample: path('samples/statefulsetmachine.yaml'),

@@ -7,6 +7,7 @@ import {
   validateBasicDeployment,
   validateBasicReplicaSet,
   validateMachine,
+  validatePodMachine,
 } from '../../../src/apis/index.ts';
 
 const samplesDir = new URL('../../../config/samples/', import.meta.url);
@@ -16,6 +17,7 @@ const SAMPLES: Record<string, (object: unknown) => ValidationResult> = {
   'apps_v1alpha1_basicdeployment.yaml': validateBasicDeployment,
   'apps_v1alpha1_basicreplicaset.yaml': validateBasicReplicaSet,
   'infra_v1alpha1_machine.yaml': validateMachine,
+  'infra_v1alpha1_podmachine.yaml': validatePodMachine,
 };
 
 describe('config/samples', () => {

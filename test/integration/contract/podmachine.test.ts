@@ -5,33 +5,18 @@ import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runContractTest } from '../../../e2e/contract/kit.ts';
 import { CHECK_NAMES, formatResult } from '../../../e2e/contract/report.ts';
-import type { OperatorOptions } from '../../../src/controllers/flags.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { prepareCluster } from '../machine/helpers.ts';
 
-const SKIP =
-  'the PodMachine controller (src/controllers/podmachine, registerPodMachineController) is not on this ' +
-  'branch yet: remove this skip once it is';
-
-// Imported when the test runs, so this file loads (and type-checks) before the controller exists.
-// Once it has landed, a static import of registerPodMachineController does the same.
-const PODMACHINE_CONTROLLER = new URL('../../../src/controllers/podmachine/index.ts', import.meta.url).href;
-type RegisterPodMachineController = (manager: Manager, options: OperatorOptions) => void;
-
 const SAMPLE = fileURLToPath(
   new URL('../../../config/samples/infra_v1alpha1_podmachine.yaml', import.meta.url),
 );
 
-it('contract kit: PodMachine passes every check with config/samples/infra_v1alpha1_podmachine.yaml', {
-  skip: SKIP,
-}, async () => {
+it('contract kit: PodMachine passes every check with config/samples/infra_v1alpha1_podmachine.yaml', async () => {
   await prepareCluster(4);
-  const { registerPodMachineController } = (await import(PODMACHINE_CONTROLLER)) as {
-    registerPodMachineController: RegisterPodMachineController;
-  };
   const suite = await startOperatorSuite('contract-pm', (m) =>
     registerPodMachineController(m, OPERATOR_DEFAULTS),
   );

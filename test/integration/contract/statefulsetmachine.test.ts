@@ -12,16 +12,10 @@ import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OperatorProcess } from '../../support/operator-process.ts';
 import { ensureFreeVolumes } from './provider.ts';
 
-const SKIP =
-  'the StatefulSetMachine provider (examples/statefulset-provider, run as node ' +
-  'examples/statefulset-provider/src/main.ts) is not on this branch yet: remove this skip once it is';
-
 const EXAMPLE = new URL('../../../examples/statefulset-provider/', import.meta.url);
 const path = (relative: string) => fileURLToPath(new URL(relative, EXAMPLE));
 
-it('contract kit: StatefulSetMachine passes every check with examples/statefulset-provider/samples/statefulsetmachine.yaml', {
-  skip: SKIP,
-}, async () => {
+it('contract kit: StatefulSetMachine passes every check with examples/statefulset-provider/samples/statefulsetmachine.yaml', async () => {
   const { kubeconfig, kubectl } = await testCluster();
   const client = await testClient();
   // The operator's CRDs (the provider watches VolumeBackups for restores) and the example's own.

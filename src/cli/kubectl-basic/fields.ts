@@ -1,6 +1,6 @@
 // Reading fields of objects known only as JSON (any kind, providers included), without `any`.
 import type { Condition } from '../../apis/index.ts';
-import type { KubeObject, Unstructured } from '../../runtime/client/object.ts';
+import type { KubeObject } from '../../runtime/client/object.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -62,8 +62,4 @@ export function uidOf(obj: KubeObject): string {
 export function ownedBy(child: KubeObject, owner: KubeObject): boolean {
   const uid = uidOf(owner);
   return uid !== '' && (child.metadata?.ownerReferences ?? []).some((ref) => ref.uid === uid);
-}
-
-export function asUnstructured(obj: unknown): Unstructured | undefined {
-  return isFields(obj) ? (obj as Unstructured) : undefined;
 }

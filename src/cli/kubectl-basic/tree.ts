@@ -2,6 +2,7 @@
 import { REVISION_ANNOTATION } from '../../apis/index.ts';
 import type { Unstructured } from '../../runtime/client/object.ts';
 import type { ResourceType } from '../../runtime/client/resource.ts';
+import { type Timestamp, toMillis } from '../../runtime/time.ts';
 import { listField, nameOf, ownedBy, stringField } from './fields.ts';
 import { rootResource } from './kinds.ts';
 import { CORE, type ObjectSource } from './source.ts';
@@ -22,13 +23,19 @@ export interface TreeNode extends Summary {
   object: Unstructured | undefined;
 }
 
+/** Wire objects carry RFC 3339 strings where client-node's types say Date: either is read. */
+function rfc3339(time: Timestamp | undefined): string {
+  const millis = toMillis(time);
+  return millis === undefined ? '' : new Date(millis).toISOString().replace('.000Z', 'Z');
+}
+
 export function nodeOf(kind: string, obj: Unstructured, children: TreeNode[] = []): TreeNode {
   const revision = obj.metadata?.annotations?.[REVISION_ANNOTATION];
   return {
     kind,
     name: nameOf(obj),
     namespace: obj.metadata?.namespace ?? '',
-    created: obj.metadata?.creationTimestamp?.toString() ?? '',
+    created: rfc3339(obj.metadata?.creationTimestamp),
     revision,
     missing: false,
     ...summarize(kind, obj),

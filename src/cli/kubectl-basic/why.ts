@@ -23,6 +23,8 @@ interface Blocker {
   evidence: string[];
   /** The node below that blocks this one, when the walk went further down. */
   below?: Found;
+  /** Words put before the deepest blocker's summary, saying how this node depends on it. */
+  lead?: string;
 }
 
 type Found = Blocker | undefined;
@@ -94,7 +96,9 @@ export class WhyWalk {
     const evidence: string[] = [];
     for (let b: Found = found; b; b = b.below)
       evidence.push(...b.evidence.map((e) => `${label(b.node)}: ${e}`));
-    return { blocked: true, path, summary: deepest.summary, evidence };
+    let lead = '';
+    for (let b: Found = found; b; b = b.below) lead += b.lead ?? '';
+    return { blocked: true, path, summary: `${lead}${deepest.summary}`, evidence };
   }
 
   /** The latest Warning Event about `node` (the latest of any type when there is no Warning). */
@@ -228,7 +232,13 @@ export class WhyWalk {
       const below = await this.#firstBlockedChild(node, ['VolumeBackup']);
       const evidence = backupCondition ? [describeCondition(backupCondition)] : [];
       if (below) {
-        return { node, summary: `${label(node)} waits for its backup: ${below.summary}`, evidence, below };
+        return {
+          node,
+          summary: below.summary,
+          lead: `${label(node)} waits for its backup: `,
+          evidence,
+          below,
+        };
       }
       if (backupCondition) {
         return {

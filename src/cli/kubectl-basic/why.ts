@@ -101,13 +101,17 @@ export class WhyWalk {
     return { blocked: true, path, summary: `${lead}${deepest.summary}`, evidence };
   }
 
-  /** The latest Warning Event about `node` (the latest of any type when there is no Warning). */
+  /**
+   * The latest Warning Event about `node` (Normal ones, such as Scheduled, explain nothing), or the
+   * latest of the given reasons whatever its type.
+   */
   async #latestEvent(node: TreeNode, reasons?: string[]): Promise<string[]> {
     const uid = node.object?.metadata?.uid;
     if (!uid) return [];
     const events = await this.#source.events(node.namespace, uid);
-    const relevant = reasons ? events.filter((e) => reasons.includes(e.reason)) : events;
-    const pick = relevant.find((e) => e.type === 'Warning') ?? relevant[0];
+    const pick = reasons
+      ? events.find((e) => reasons.includes(e.reason))
+      : events.find((e) => e.type === 'Warning');
     return pick ? [describeEvent(pick, this.#now)] : [];
   }
 

@@ -20,7 +20,12 @@ export interface EventRecord {
 export interface ObjectSource {
   /** undefined when the object does not exist. */
   get(type: ResourceType<Unstructured>, namespace: string, name: string): Promise<Unstructured | undefined>;
-  list(type: ResourceType<Unstructured>, namespace: string | undefined): Promise<Unstructured[]>;
+  /** With `labelSelector`, only what matches it (the source may return more: callers filter by owner). */
+  list(
+    type: ResourceType<Unstructured>,
+    namespace: string | undefined,
+    labelSelector?: string,
+  ): Promise<Unstructured[]>;
   /** Events about the object of `uid`, newest first; empty when Events may not be read. */
   events(namespace: string, uid: string): Promise<EventRecord[]>;
   /** The resource serving `kind` in `apiVersion`, from discovery; undefined when none does. */
@@ -127,12 +132,16 @@ export class ClusterSource implements ObjectSource {
     }
   }
 
-  list(type: ResourceType<Unstructured>, namespace: string | undefined): Promise<Unstructured[]> {
-    const key = `${resourceName(type)}/${namespace ?? ''}`;
+  list(
+    type: ResourceType<Unstructured>,
+    namespace: string | undefined,
+    labelSelector?: string,
+  ): Promise<Unstructured[]> {
+    const key = `${resourceName(type)}/${namespace ?? ''}?${labelSelector ?? ''}`;
     let pending = this.#lists.get(key);
     if (!pending) {
       pending = this.#client
-        .list(type, { namespace })
+        .list(type, { namespace, labelSelector })
         .then((list: ObjectList<Unstructured>) => list.items)
         .catch((err: unknown) => {
           throw explainReadError(err, 'list', type, namespace);

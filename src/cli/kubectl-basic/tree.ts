@@ -3,7 +3,7 @@ import { REVISION_ANNOTATION } from '../../apis/index.ts';
 import type { Unstructured } from '../../runtime/client/object.ts';
 import type { ResourceType } from '../../runtime/client/resource.ts';
 import { type Timestamp, toMillis } from '../../runtime/time.ts';
-import { listField, nameOf, ownedBy, stringField } from './fields.ts';
+import { field, listField, nameOf, ownedBy, stringField } from './fields.ts';
 import { rootResource } from './kinds.ts';
 import { CORE, type ObjectSource } from './source.ts';
 import { type Summary, summarize } from './summary.ts';
@@ -71,8 +71,9 @@ async function owned(
   source: ObjectSource,
   type: ResourceType<Unstructured>,
   owner: Unstructured,
+  labelSelector?: string,
 ): Promise<Unstructured[]> {
-  const all = await source.list(type, owner.metadata?.namespace);
+  const all = await source.list(type, owner.metadata?.namespace, labelSelector);
   return all.filter((child) => ownedBy(child, owner));
 }
 
@@ -84,8 +85,11 @@ export async function buildTree(source: ObjectSource, kind: string, obj: Unstruc
       const children = await Promise.all(sets.map((s) => buildTree(source, 'BasicReplicaSet', s)));
       return nodeOf(kind, obj, children.sort(byRevision));
     }
-    case 'BasicReplicaSet':
-      return nodeOf(kind, obj, await leaves(source, obj, [CORE.Pod]));
+    case 'BasicReplicaSet': {
+      // Only the set's pods are listed, not the namespace's: a set's pods match its selector.
+      const pods = await owned(source, CORE.Pod, obj, matchLabelsSelector(obj));
+      return nodeOf(kind, obj, pods.map((p) => nodeOf('Pod', p)).sort(byName));
+    }
     case 'Machine':
       return machineTree(source, obj);
     case 'PodMachine':
@@ -108,6 +112,14 @@ async function leaves(
     nodes.push(...children.map((c) => nodeOf(type.kind, c)).sort(byName));
   }
   return nodes;
+}
+
+/** spec.selector.matchLabels as a label selector (its matchExpressions, if any, are left to the owner filter). */
+export function matchLabelsSelector(set: Unstructured): string | undefined {
+  const labels = field(set, 'spec.selector.matchLabels');
+  if (typeof labels !== 'object' || labels === null) return undefined;
+  const terms = Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === 'string');
+  return terms.length > 0 ? terms.map(([k, v]) => `${k}=${v}`).join(',') : undefined;
 }
 
 /** Any provider's volumes, by the claims its status.volumes names (contract v1). */

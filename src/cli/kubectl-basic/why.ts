@@ -68,6 +68,22 @@ export function ageText(time: string, now: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
+const EVENT_LINE = /^(.*?event (?:Warning|Normal) \S+[^:]*): (.*)$/s;
+
+/**
+ * An Event often says what a condition already says: its line then keeps when and how often it
+ * happened, and drops the repeated message.
+ */
+function withoutRepeats(summary: string, evidence: string[]): string[] {
+  return evidence.map((line, i) => {
+    const match = EVENT_LINE.exec(line);
+    const message = match?.[2];
+    if (!match || !message) return line;
+    const said = [summary, ...evidence.slice(0, i)].some((earlier) => earlier.includes(message));
+    return said ? `${match[1]}: (the same message)` : line;
+  });
+}
+
 export class WhyWalk {
   readonly #source: ObjectSource;
   readonly #now: number;
@@ -98,7 +114,8 @@ export class WhyWalk {
       evidence.push(...b.evidence.map((e) => `${label(b.node)}: ${e}`));
     let lead = '';
     for (let b: Found = found; b; b = b.below) lead += b.lead ?? '';
-    return { blocked: true, path, summary: `${lead}${deepest.summary}`, evidence };
+    const summary = `${lead}${deepest.summary}`;
+    return { blocked: true, path, summary, evidence: withoutRepeats(summary, evidence) };
   }
 
   /**

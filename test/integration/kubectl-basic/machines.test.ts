@@ -95,6 +95,21 @@ describe('kubectl basic on Machines', () => {
     ]);
   });
 
+  it('a Machine referencing a kind that declares no contract: ContractNotDeclared', async () => {
+    await client.create(MACHINE, {
+      apiVersion: MACHINE.apiVersion,
+      kind: MACHINE.kind,
+      metadata: { name: 'alien', namespace: ns },
+      spec: { infrastructureRef: { apiVersion: 'nothing.example.dev/v1', kind: 'Widget', name: 'w' } },
+    });
+    const result = await whyUntil(['machine/alien', '-n', ns], /ContractNotDeclared/);
+    console.log(result.stdout);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /^Machine\/alien is blocked: Machine\/alien waits: ContractNotDeclared: /);
+    const tree = await kubectlBasic(['tree', 'machine/alien', '-n', ns]);
+    assert.match(tree.stdout, /└─Widget\/w +False +NotFound +NotFound/);
+  });
+
   it('a deleted Machine waiting for a backup copy that keeps failing: the VolumeBackup and its failed Job', async () => {
     const volumes = [{ name: 'data', size: '1Gi', mountPath: '/data', storageClassName: 'no-such-class' }];
     await client.create(MACHINE, machine(ns, 'doomed', { volumes }));

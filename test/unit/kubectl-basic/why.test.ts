@@ -83,13 +83,22 @@ describe('kubectl basic why', () => {
     );
   });
 
-  it('a Machine whose provider object does not exist', async () => {
+  it('a Machine whose provider object does not exist; an Event repeating the condition keeps only its time', async () => {
     const { source, machine } = missingProvider();
+    const message = 'StatefulSetMachine db does not exist in namespace shop';
+    source.event(machine.metadata?.uid ?? '', {
+      type: 'Warning',
+      reason: 'InfrastructureNotFound',
+      message,
+      time: '2026-11-24T09:59:00Z',
+      count: 3,
+    });
     const finding = await why(source, 'Machine', machine);
-    assert.equal(
-      finding.summary,
-      'Machine/db waits: InfrastructureNotFound: StatefulSetMachine db does not exist in namespace shop',
-    );
+    assert.equal(finding.summary, `Machine/db waits: InfrastructureNotFound: ${message}`);
+    assert.deepEqual(finding.evidence, [
+      `Machine/db: condition InfrastructureReady=False InfrastructureNotFound: ${message}`,
+      'Machine/db: event Warning InfrastructureNotFound 60s ago (x3): (the same message)',
+    ]);
   });
 
   it('nothing blocks a Ready Machine; the exit codes are 0 when Ready, 1 when blocked', async () => {

@@ -46,10 +46,6 @@ export function conditionOf(obj: unknown, type: string): Condition | undefined {
   };
 }
 
-export function isTrue(obj: unknown, type: string): boolean {
-  return conditionOf(obj, type)?.status === 'True';
-}
-
 export function nameOf(obj: KubeObject): string {
   return obj.metadata?.name ?? '';
 }

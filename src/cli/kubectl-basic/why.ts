@@ -1,6 +1,6 @@
 // The why-walk: from an object down its tree to the first thing that blocks it, with the evidence.
 import type { Condition } from '../../apis/index.ts';
-import { conditionOf, isTrue } from './fields.ts';
+import { conditionOf } from './fields.ts';
 import type { EventRecord, ObjectSource } from './source.ts';
 import { containerProblem } from './summary.ts';
 import type { TreeNode } from './tree.ts';
@@ -299,13 +299,19 @@ export class WhyWalk {
   async #volumeBackup(node: TreeNode): Promise<Found> {
     if (node.ready) return undefined;
     const ready = conditionOf(node.object, 'Ready');
-    const jobs = node.children.filter((c) => c.kind === 'Job');
-    const failedJob = [...jobs].reverse().find((j) => isTrue(j.object, 'Failed'));
+    // The copy Job that failed last (names end in the attempt number, which does not sort as text).
+    const failedJobs = node.children
+      .filter((c) => c.kind === 'Job')
+      .flatMap((job) => {
+        const failed = conditionOf(job.object, 'Failed');
+        return failed?.status === 'True' ? [{ job, failed }] : [];
+      })
+      .sort((a, b) => b.job.created.localeCompare(a.job.created) || b.job.name.localeCompare(a.job.name));
+    const lastFailure = failedJobs[0];
+    const failedJob = lastFailure?.job;
     const evidence = [
       ...(ready ? [describeCondition(ready)] : []),
-      ...(failedJob
-        ? [`${label(failedJob)} ${describeCondition(conditionOf(failedJob.object, 'Failed') as Condition)}`]
-        : []),
+      ...(lastFailure ? [`${label(lastFailure.job)} ${describeCondition(lastFailure.failed)}`] : []),
       ...(await this.#latestEvent(node)),
     ];
     if (ready && (ready.reason === 'BackupFailed' || ready.reason === 'DeadlineExceeded')) {

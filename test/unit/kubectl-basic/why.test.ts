@@ -39,6 +39,24 @@ describe('kubectl basic why', () => {
     );
   });
 
+  it('a rollout past its progress deadline: the Progressing condition joins the evidence', async () => {
+    const { source, bd } = neverReadyRollout();
+    const status = bd.status as { conditions: Array<Record<string, string>> };
+    status.conditions[1] = {
+      type: 'Progressing',
+      status: 'False',
+      reason: 'ProgressDeadlineExceeded',
+      message: 'BasicReplicaSet "web-new" has timed out progressing.',
+      lastTransitionTime: '2026-11-24T09:59:00Z',
+    };
+    const finding = await why(source, 'BasicDeployment', bd);
+    assert.equal(
+      finding.evidence[0],
+      'BasicDeployment/web: condition Progressing=False ProgressDeadlineExceeded: BasicReplicaSet "web-new" has timed out progressing.',
+    );
+    assert.match(finding.summary, /never became Ready/);
+  });
+
   it("a crash-looping container: the container's waiting state", async () => {
     const { source, brs } = crashLooping();
     const finding = await why(source, 'BasicReplicaSet', brs);

@@ -113,7 +113,9 @@ describe("another controller's finalizer on the same Machine", () => {
     }
     stop.abort();
     await Promise.all([watchdog, flapper]);
-    console.log(`  ${flaps} flaps of ${FLAPPING} while the backup finalizer was removed and added 3 times each`);
+    console.log(
+      `  ${flaps} flaps of ${FLAPPING} while the backup finalizer was removed and added 3 times each`,
+    );
     assert.equal(lost, '');
     let m = await getMachine(client, ns, 'shared');
     if (finalizersOf(m).includes(FLAPPING)) m = await removeFinalizer(client, MACHINE, m!, FLAPPING);

@@ -1,6 +1,7 @@
 // A Machine's life against the local control plane, with the Machine, PodMachine and VolumeBackup
 // controllers in-process: an inline Machine realized as a PodMachine (claims and pod), deleted with a
-// backup through the contract's stop handshake, restored into a new Machine, a failed pod.
+// backup through the contract's stop handshake, restored into a new Machine, a failed pod; and a
+// Machine that references a PodMachine made by hand, which it adopts, backs up and deletes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -334,5 +335,51 @@ describe('Machine lifecycle with backups', () => {
       (await claims(client, ns)).every((c) => !c.metadata?.name?.startsWith('gamma-')),
     );
     assert.equal((await backups(client, ns)).length, before, 'no VolumeBackup made');
+  });
+
+  it('adopts a PodMachine made by hand that it references, and backs it up and deletes it on deletion', async () => {
+    const started = Date.now();
+    await client.create(POD_MACHINE, {
+      apiVersion: POD_MACHINE.apiVersion,
+      kind: POD_MACHINE.kind,
+      metadata: { name: 'delta', namespace: ns },
+      spec: {
+        image: 'registry.k8s.io/pause:3.10',
+        volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }],
+      },
+    });
+    await client.create(MACHINE, {
+      apiVersion: MACHINE.apiVersion,
+      kind: MACHINE.kind,
+      metadata: { name: 'delta-machine', namespace: ns },
+      spec: {
+        infrastructureRef: { apiVersion: POD_MACHINE.apiVersion, kind: POD_MACHINE.kind, name: 'delta' },
+      },
+    });
+    const m = await waitForMachine(client, ns, 'delta-machine', 'Running and Ready', isRunningAndReady);
+    assert.deepEqual(
+      m.status?.volumes?.map((v) => [v.name, v.claimName, v.phase]),
+      [['data', 'delta-data', 'Bound']],
+    );
+    assert.equal(m.status?.providerID, `pod://${ns}/delta`);
+    const pm = await getPodMachine(client, ns, 'delta');
+    assert.equal(controllerUid(pm), m.metadata.uid, 'adopted: the Machine is its controller');
+    await waitForEvent(client, ns, 'Machine', 'delta-machine', 'InfrastructureOwned');
+
+    await client.delete(MACHINE, ns, 'delta-machine');
+    await waitForGone(client, ns, 'delta-machine', 90_000);
+    assert.equal(await getPodMachine(client, ns, 'delta'), undefined, 'the PodMachine went first');
+    const mine = (await backups(client, ns)).filter((b) => b.spec.machineUID === m.metadata.uid);
+    assert.equal(mine.length, 1, 'one VolumeBackup');
+    assert.equal(mine[0]?.status?.phase, 'Completed');
+    assert.deepEqual(
+      mine[0]?.spec.volumes,
+      [{ name: 'data', claimName: 'delta-data' }],
+      'from status.volumes',
+    );
+    await waitFor("the garbage collector to delete the PodMachine's claim", async () =>
+      (await claims(client, ns)).every((c) => c.metadata?.name !== 'delta-data'),
+    );
+    console.log(`  referenced PodMachine adopted, run, backed up and deleted in ${Date.now() - started} ms`);
   });
 });

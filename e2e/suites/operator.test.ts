@@ -6,10 +6,18 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
-import type { BasicDeployment, BasicReplicaSet, Machine, VolumeBackup } from '../../src/apis/index.ts';
+import {
+  AGGREGATE_TO_MANAGER_LABEL,
+  type BasicDeployment,
+  type BasicReplicaSet,
+  type Machine,
+  type PodMachine,
+  type VolumeBackup,
+} from '../../src/apis/index.ts';
 import { CONTROLLER_NAME as BASIC_DEPLOYMENT_CONTROLLER } from '../../src/controllers/basicdeployment/index.ts';
 import { CONTROLLER_NAME as BASIC_REPLICA_SET_CONTROLLER } from '../../src/controllers/basicreplicaset/index.ts';
 import { CONTROLLER_NAME as MACHINE_CONTROLLER } from '../../src/controllers/machine/index.ts';
+import { CONTROLLER_NAME as POD_MACHINE_CONTROLLER } from '../../src/controllers/podmachine/index.ts';
 import {
   MACHINE_BACKUP_CONTROLLER,
   VOLUME_BACKUP_CONTROLLER,
@@ -54,6 +62,7 @@ const CONTROLLERS_OF: Record<string, string[]> = {
   basicdeployments: [BASIC_DEPLOYMENT_CONTROLLER],
   basicreplicasets: [BASIC_REPLICA_SET_CONTROLLER],
   machines: [MACHINE_CONTROLLER, MACHINE_BACKUP_CONTROLLER],
+  podmachines: [POD_MACHINE_CONTROLLER],
   volumebackups: [VOLUME_BACKUP_CONTROLLER],
 };
 
@@ -111,7 +120,8 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
     await operator?.stop().catch(() => undefined);
     if (tools) {
       if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
-      // Without the operator nobody removes the backup finalizer, and the namespace would never go.
+      // Without the operator nobody removes the Machine and backup finalizers, and the namespace would
+      // never go.
       const machines = await tools.kubectl(['get', 'machines', '-n', WORKLOAD_NS, '-o', 'name']);
       for (const machine of machines.stdout.split('\n').filter(Boolean)) {
         await tools.kubectl([
@@ -161,7 +171,7 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
   );
 
   scenario(
-    "the ServiceAccount holds exactly the chart's rules (kubectl auth can-i --list)",
+    'the ServiceAccount holds exactly the rules of the chart and of the aggregated provider roles (kubectl auth can-i --list)',
     60_000,
     async () => {
       const sa = serviceAccount();
@@ -169,8 +179,19 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
       // provider's role labelled aggregate-to-manager), the release namespace the leader-election Role,
       // and every namespace reading CRDs (cluster-scoped; the only ClusterRoleBinding with
       // watchNamespaces).
+      // A provider installed in the cluster (e.g. examples/statefulset-provider) ships a ClusterRole with
+      // that label: by design the manager role grants its rules too, so they count as declared.
+      const providerRoles = (
+        await tools.getJson<{ items: Manifest[] }>([
+          'clusterroles',
+          '-l',
+          `${AGGREGATE_TO_MANAGER_LABEL}=true`,
+        ])
+      ).items.filter(
+        (role) => !manifests.some((m) => m.kind === 'ClusterRole' && m.metadata.name === role.metadata.name),
+      );
       for (const namespace of [WORKLOAD_NS, RELEASE_NS, 'default']) {
-        const declared = declaredPermissions(manifests, sa, namespace);
+        const declared = declaredPermissions([...manifests, ...providerRoles], sa, namespace);
         const table = await tools.kubectlOk([
           'auth',
           'can-i',
@@ -296,38 +317,58 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
     }
   });
 
-  scenario('deleting a Machine backs its volumes up, then lets it go', 240_000, async () => {
-    if (cluster.provider === 'local') await new LocalProvider(cluster.name).ensureVolumes(20);
-    const machine = await tools.getJson<Machine>([`machine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS]);
-    await tools.kubectlOk(['delete', `machine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS, '--wait=false']);
-    const backup = await waitFor(
-      `a VolumeBackup of ${SAMPLE_MACHINE} to complete`,
-      async () => {
-        const backups = await tools.list<VolumeBackup>('volumebackups', WORKLOAD_NS);
-        const mine = backups.find((b) => b.spec.machineUID === machine.metadata.uid);
-        if (mine?.status?.phase === 'Failed')
-          throw new Error(`the backup failed: ${JSON.stringify(mine.status)}`);
-        return mine?.status?.phase === 'Completed' && mine;
-      },
-      { timeoutMs: 180_000 },
-    );
-    backupName = backup.metadata.name;
-    await tools.kubectlOk([
-      'wait',
-      '--for=delete',
-      `machine/${SAMPLE_MACHINE}`,
-      '-n',
-      WORKLOAD_NS,
-      '--timeout=60s',
-    ]);
-    // The VolumeBackup outlives the Machine, with one backup claim per volume.
-    await tools.kubectlOk(['get', `volumebackup/${backupName}`, '-n', WORKLOAD_NS]);
-    const claims = (backup.status?.volumes ?? []).map((v) => v.backupClaimName);
-    assert.equal(claims.length, machine.spec.volumes?.length ?? 0, 'one backup claim per volume');
-    for (const claim of claims) {
-      await tools.getJson<V1PersistentVolumeClaim>([`persistentvolumeclaim/${claim}`, '-n', WORKLOAD_NS]);
-    }
-  });
+  scenario(
+    'deleting a Machine backs its volumes up, then lets it go with its PodMachine',
+    240_000,
+    async () => {
+      if (cluster.provider === 'local') await new LocalProvider(cluster.name).ensureVolumes(20);
+      const machine = await tools.getJson<Machine>([`machine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS]);
+      // The sample is inline: realized as a PodMachine of its name, which the Machine controls.
+      const podMachine = await tools.getJson<PodMachine>([`podmachine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS]);
+      const controller = podMachine.metadata.ownerReferences?.find((r) => r.controller);
+      assert.equal(controller?.uid, machine.metadata.uid, 'the Machine controls its PodMachine');
+      assert.equal(machine.status?.infrastructureRef?.kind, 'PodMachine');
+      await tools.kubectlOk(['delete', `machine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS, '--wait=false']);
+      const backup = await waitFor(
+        `a VolumeBackup of ${SAMPLE_MACHINE} to complete`,
+        async () => {
+          const backups = await tools.list<VolumeBackup>('volumebackups', WORKLOAD_NS);
+          const mine = backups.find((b) => b.spec.machineUID === machine.metadata.uid);
+          if (mine?.status?.phase === 'Failed')
+            throw new Error(`the backup failed: ${JSON.stringify(mine.status)}`);
+          return mine?.status?.phase === 'Completed' && mine;
+        },
+        { timeoutMs: 180_000 },
+      );
+      backupName = backup.metadata.name;
+      await tools.kubectlOk([
+        'wait',
+        '--for=delete',
+        `machine/${SAMPLE_MACHINE}`,
+        '-n',
+        WORKLOAD_NS,
+        '--timeout=60s',
+      ]);
+      // The VolumeBackup outlives the Machine, with one backup claim per volume.
+      await tools.kubectlOk(['get', `volumebackup/${backupName}`, '-n', WORKLOAD_NS]);
+      const claims = (backup.status?.volumes ?? []).map((v) => v.backupClaimName);
+      assert.equal(claims.length, machine.spec.volumes?.length ?? 0, 'one backup claim per volume');
+      for (const claim of claims) {
+        await tools.getJson<V1PersistentVolumeClaim>([`persistentvolumeclaim/${claim}`, '-n', WORKLOAD_NS]);
+      }
+      // The Machine went only after its PodMachine, whose claims the garbage collector takes.
+      const left = await tools.kubectl(['get', `podmachine/${SAMPLE_MACHINE}`, '-n', WORKLOAD_NS]);
+      assert.notEqual(left.code, 0, 'the PodMachine is gone');
+      await waitFor(
+        `the claims of ${SAMPLE_MACHINE} to be collected`,
+        async () =>
+          (await tools.list<V1PersistentVolumeClaim>('persistentvolumeclaims', WORKLOAD_NS)).every(
+            (c) => !c.metadata?.name?.startsWith(`${SAMPLE_MACHINE}-`) || claims.includes(c.metadata.name),
+          ),
+        { timeoutMs: 60_000 },
+      );
+    },
+  );
 
   scenario('the operator never got a 403 (no "forbidden" in its logs)', 120_000, async () => {
     const lines = await operator.stop();
@@ -427,7 +468,7 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
   /** kind/name -> uid of everything (not being deleted) the operator made or was given in the workload namespace. */
   async function uidsInWorkloadNamespace(): Promise<Record<string, string>> {
     const list = await tools.getJson<{ items: Manifest[] }>([
-      'basicdeployments,basicreplicasets,machines,pods,persistentvolumeclaims',
+      'basicdeployments,basicreplicasets,machines,podmachines,pods,persistentvolumeclaims',
       '-n',
       WORKLOAD_NS,
     ]);

@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import type { Machine, MachineVolume, VolumeBackup } from '../../../src/apis/index.ts';
+import type { Machine, MachineVolume, PodMachine, VolumeBackup } from '../../../src/apis/index.ts';
 import { check, GiveUp, KIND_ONLY, KindRelease, note, seconds } from '../support/kind.ts';
 
 /**
  * The bytes really survive: a Machine writes a random token and a random blob into its volume; the
- * Machine is deleted (the VolumeBackup controller copies the volume first); a new Machine restores
- * its volume from that VolumeBackup and reads back the same bytes. On kwok nothing runs inside pods,
- * so only real containers and real storage (kind's local-path) can show this.
+ * Machine is deleted (its PodMachine stops the pod, the VolumeBackup controller copies the volume,
+ * then the PodMachine and the Machine go); a new Machine restores its volume from that VolumeBackup
+ * and reads back the same bytes. On kwok nothing runs inside pods, so only real containers and real
+ * storage (kind's local-path) can show this. Both Machines are inline: each is realized as a
+ * PodMachine of its name, whose pod (`<machine>`) and claim (`<machine>-data`) are read here.
  */
 
 const TIMEOUT_MS = 180_000;
@@ -79,7 +81,7 @@ describe('bytes survive a backup and a restore (kind)', { skip: KIND_ONLY }, () 
         );
         return result.code === 0 && result.stdout.trim();
       },
-      { timeoutMs: 60_000, refs: ['machine/writer'] },
+      { timeoutMs: 60_000, refs: ['machine/writer', 'podmachine/writer'] },
     );
     assert.equal(await release.kubectlOk(exec('writer', 'cat /data/token')), token);
     writtenStat = parseStat(await release.kubectlOk(exec('writer', STAT_TOKEN)));
@@ -99,13 +101,18 @@ describe('bytes survive a backup and a restore (kind)', { skip: KIND_ONLY }, () 
           throw new GiveUp(`the backup failed: ${JSON.stringify(mine.status)}`);
         return mine?.status?.phase === 'Completed' && mine;
       },
-      { timeoutMs: TIMEOUT_MS, refs: ['machine/writer', 'volumebackups'] },
+      { timeoutMs: TIMEOUT_MS, refs: ['machine/writer', 'podmachine/writer', 'volumebackups'] },
     );
     backupName = backup.metadata.name ?? '';
     await release.waitFor(
       'machine/writer to be gone once backed up',
       async () => (await release.find<Machine>('machine/writer')) === undefined,
-      { timeoutMs: 60_000, refs: ['machine/writer'] },
+      { timeoutMs: 60_000, refs: ['machine/writer', 'podmachine/writer'] },
+    );
+    assert.equal(
+      await release.find<PodMachine>('podmachine/writer'),
+      undefined,
+      'its PodMachine went before the Machine',
     );
     note(
       `backup ${backupName} completed and the Machine went ${seconds(Date.now() - started)} after the delete`,
@@ -189,6 +196,6 @@ async function waitForMachineReady(release: KindRelease, name: string): Promise<
         throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
       return m.status?.phase === 'Running' && m.status.ready === true && m;
     },
-    { timeoutMs: TIMEOUT_MS, refs: [`machine/${name}`] },
+    { timeoutMs: TIMEOUT_MS, refs: [`machine/${name}`, `podmachine/${name}`] },
   );
 }

@@ -7,7 +7,13 @@ import type {
   V1PersistentVolumeClaim,
   V1Pod,
 } from '@kubernetes/client-node';
-import type { BasicDeployment, Condition, Machine, VolumeBackup } from '../../../src/apis/index.ts';
+import type {
+  BasicDeployment,
+  Condition,
+  Machine,
+  PodMachine,
+  VolumeBackup,
+} from '../../../src/apis/index.ts';
 import {
   GiveUp,
   KIND_ONLY,
@@ -24,10 +30,11 @@ import {
  * Pod Security `restricted` enforced on both the release namespace and the workload namespace
  * (pod-security.kubernetes.io/enforce=restricted). Everything that can comply runs: the operator's
  * own pods, the chart's `helm test` pod, the pods of a BasicDeployment whose template complies (the
- * user's part), and the operator's copy Jobs, for a backup and for a restore. What cannot comply fails
- * at once with its reason instead of hanging: a Machine's pod (it has no securityContext today) makes
- * the Machine Failed with Ready reason PodRefused and a Warning Event; a BasicDeployment whose
- * template breaks the profile reports ReplicaFailure/FailedCreate.
+ * user's part), and the operator's copy Jobs, for a backup and for a restore. What cannot comply says
+ * so at once with its reason instead of hanging: a Machine's pod (its PodMachine's pod has no
+ * securityContext) is refused, which the PodMachine reports as the transient PodRefused with a Warning
+ * Event, retried with backoff, and the Machine mirrors (InfrastructureReady and Ready, phase
+ * Provisioning); a BasicDeployment whose template breaks the profile reports ReplicaFailure/FailedCreate.
  */
 
 const PSA_REFUSAL = /violates PodSecurity "restricted:latest"/;
@@ -133,32 +140,36 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
   });
 
   check(
-    "a Machine's pod is refused: Failed with PodRefused and a Warning Event, not hanging",
+    "a Machine's pod is refused: PodRefused (transient) on the Machine and a Warning Event, not hanging",
     150_000,
     async () => {
       const created = Date.now();
       await release.apply(machine(ns, 'refused', image()));
       const m = await release.waitFor(
-        'machine/refused to fail with PodRefused',
+        'machine/refused to report PodRefused',
         async () => {
           const m = await release.get<Machine>('machine/refused');
-          return condition(m, 'Ready')?.reason === 'PodRefused' && m;
+          return condition(m, 'InfrastructureReady')?.reason === 'PodRefused' && m;
         },
-        { timeoutMs: 90_000, refs: ['machine/refused'] },
+        { timeoutMs: 90_000, refs: ['machine/refused', 'podmachine/refused'] },
       );
       note(`machine/refused reported PodRefused ${seconds(Date.now() - created)} after its creation`);
-      assert.equal(m.status?.phase, 'Failed');
+      // Not a terminal failure: the PodMachine retries with backoff, and the Machine waits for it.
+      assert.equal(m.status?.phase, 'Provisioning');
       assert.equal(m.status?.ready, false);
       const ready = condition(m, 'Ready');
       assert.equal(ready?.status, 'False');
+      assert.equal(ready?.reason, 'PodRefused', 'Ready says what the Machine waits for');
       assert.match(ready?.message ?? '', PSA_REFUSAL);
+      const podMachine = await release.get<PodMachine>('podmachine/refused');
+      assert.equal(podMachine.status?.failureReason, undefined, 'no terminal failure');
       assert.equal(await release.find<V1Pod>('pod/refused'), undefined, 'no Machine pod exists');
       const claims = await release.list<V1PersistentVolumeClaim>('persistentvolumeclaims', ns);
       assert.ok(
         claims.some((c) => c.metadata?.name === 'refused-data'),
         'the claim was created (claims are not subject to Pod Security)',
       );
-      const event = await waitForEvent(release, 'Machine', 'PodRefused', /^refused$/);
+      const event = await waitForEvent(release, 'PodMachine', 'PodRefused', /^refused$/);
       assert.equal(event.type, 'Warning');
       assert.match(event.note ?? '', PSA_REFUSAL);
     },
@@ -176,7 +187,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
           throw new GiveUp(`the backup failed: ${JSON.stringify(mine.status)}`);
         return mine?.status?.phase === 'Completed' && mine;
       },
-      { timeoutMs: 180_000, refs: ['machine/refused', 'volumebackups'] },
+      { timeoutMs: 180_000, refs: ['machine/refused', 'podmachine/refused', 'volumebackups'] },
     );
     backupName = backup.metadata.name ?? '';
     assert.equal(backup.status?.attempts ?? 1, 1, 'the first copy attempt succeeded');
@@ -188,7 +199,12 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
     await release.waitFor(
       'machine/refused to be gone',
       async () => (await release.find<Machine>('machine/refused')) === undefined,
-      { timeoutMs: 60_000, refs: ['machine/refused'] },
+      { timeoutMs: 60_000, refs: ['machine/refused', 'podmachine/refused'] },
+    );
+    assert.equal(
+      await release.find<PodMachine>('podmachine/refused'),
+      undefined,
+      'its PodMachine went before the Machine',
     );
   });
 
@@ -196,18 +212,20 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
     assert.ok(backupName, 'the backup of the previous check exists');
     await release.apply(machine(ns, 'restored', image(), { volumeBackup: backupName, volume: 'data' }));
     const m = await release.waitFor(
-      'machine/restored to be restored, then fail with PodRefused',
+      'machine/restored to be restored, then report PodRefused',
       async () => {
         const m = await release.get<Machine>('machine/restored');
-        if (condition(m, 'VolumesReady')?.reason === 'RestoreFailed') {
-          throw new GiveUp(`the restore failed: ${JSON.stringify(m.status)}`);
+        // A failed restore is terminal: the PodMachine's failureReason, the Machine Failed.
+        if (m.status?.phase === 'Failed') {
+          throw new GiveUp(`the Machine failed: ${JSON.stringify(m.status)}`);
         }
-        return condition(m, 'Ready')?.reason === 'PodRefused' && m;
+        return condition(m, 'InfrastructureReady')?.reason === 'PodRefused' && m;
       },
-      { timeoutMs: 180_000, refs: ['machine/restored'] },
+      { timeoutMs: 180_000, refs: ['machine/restored', 'podmachine/restored'] },
     );
-    assert.equal(m.status?.phase, 'Failed');
-    assert.equal(condition(m, 'VolumesReady')?.status, 'True', 'the volume was restored first');
+    assert.equal(m.status?.phase, 'Provisioning');
+    const podMachine = await release.get<PodMachine>('podmachine/restored');
+    assert.equal(condition(podMachine, 'VolumesReady')?.status, 'True', 'the volume was restored first');
     const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/restored-data');
     assert.equal(
       claim.metadata?.annotations?.['infra.basicoperator.dev/restored-from'],

@@ -1,7 +1,7 @@
 import type { EventHandler } from '../cache/reflector.ts';
 import type { KubeObject } from '../client/object.ts';
 import type { Predicate } from './predicates.ts';
-import type { Request } from './reconciler.ts';
+import { type Request, requestKey } from './reconciler.ts';
 
 /** Which objects of the reconciled type an event of another object concerns. */
 export type MapFunc<T extends KubeObject> = (obj: T) => Request[];
@@ -44,9 +44,14 @@ export function dispatch<T extends KubeObject>(
       for (const o of observers) o.onUpdate?.(oldObj, newObj);
       for (const w of watches()) {
         if (!w.predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) continue;
-        // Both sides: an object that changed owner must wake the old owner too.
-        enqueueIf(controller, w, oldObj, () => true);
-        enqueueIf(controller, w, newObj, () => true);
+        // Both sides: an object that changed owner must wake the old owner too. Each request once:
+        // the queue hands an item to an idle worker at once, so a second add of the same request
+        // would be a second reconcile (controller-runtime's owner handler dedupes the same way).
+        const requests = new Map<string, Request>();
+        for (const request of [...w.map(oldObj), ...w.map(newObj)]) {
+          if (request.name) requests.set(requestKey(request), request);
+        }
+        for (const request of requests.values()) controller.enqueue(request);
       }
     },
     onDelete: (obj) => {

@@ -24,6 +24,7 @@ import {
   backups,
   condition,
   getMachine,
+  getPodMachine,
   type MachineSuite,
   machine,
   pods,
@@ -91,14 +92,25 @@ describe('a backup that always fails', () => {
       { name: 'logs', size: '1Gi', mountPath: '/logs', storageClassName: 'no-such-class' },
     ];
     await client.create(MACHINE, machine(ns, 'doomed', { volumes }));
+    // Its PodMachine waits for the claims to bind, and the Machine says so.
     const m = await waitForMachine(
       client,
       ns,
       'doomed',
-      'Pending with the finalizer',
-      (x) => x.status?.phase === 'Pending' && (x.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
+      'Provisioning with the finalizer, waiting for its claims',
+      (x) =>
+        x.status?.phase === 'Provisioning' &&
+        condition(x, 'InfrastructureReady')?.reason === 'VolumesNotReady' &&
+        (x.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
     );
-    assert.equal(condition(m, 'VolumesReady')?.reason, 'ClaimsPending');
+    assert.match(
+      condition(m, 'Ready')?.message ?? '',
+      /^PodMachine doomed: waiting for claims to bind: doomed-data \(Pending\), doomed-logs \(Pending\)/,
+    );
+    assert.equal(
+      condition(await getPodMachine(client, ns, 'doomed'), 'VolumesReady')?.reason,
+      'ClaimsPending',
+    );
 
     const stopFailing = new AbortController();
     const failing = failCopyPods(stopFailing.signal);
@@ -178,6 +190,7 @@ describe('a backup that always fails', () => {
       },
     });
     await waitForGone(client, ns, 'doomed');
+    assert.equal(await getPodMachine(client, ns, 'doomed'), undefined, 'its PodMachine went first');
     const skipped = (await backups(client, ns)).find((b) => b.metadata.uid === retried.metadata.uid);
     assert.equal(skipped?.status?.phase, 'Failed');
     assert.equal(condition(skipped, 'Skipped')?.status, 'True');

@@ -1,13 +1,17 @@
-// A Machine with backup policy OnDelete gets nothing created before the VolumeBackup controller's
-// finalizer is on it: a deletion in that window would otherwise lose its data without a backup.
-// Only the Machine controller runs here, so the finalizer comes from the test.
+// A Machine with backup policy OnDelete gets nothing created (no PodMachine, so no claim or pod)
+// before the VolumeBackup controller's finalizer is on it: a deletion in that window would otherwise
+// lose its data without a backup. Only the Machine and PodMachine controllers run here, so the
+// finalizer comes from the test. Then: what the API server refuses to the PodMachine (a quota) is
+// transient, and the Machine says what it waits for.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
+import { MACHINE, MACHINE_FINALIZER, POD_MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
 import { CONTROLLER_NAME, registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
+import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import {
@@ -15,6 +19,7 @@ import {
   condition,
   createQuota,
   getMachine,
+  getPodMachine,
   isRunningAndReady,
   machine,
   pods,
@@ -31,12 +36,15 @@ describe('the Machine controller waits for the backup finalizer', () => {
 
   before(async () => {
     await prepareCluster(10);
-    suite = await startOperatorSuite('machine-gate', (m) => registerMachineController(m));
+    suite = await startOperatorSuite('machine-gate', (m) => {
+      registerMachineController(m);
+      registerPodMachineController(m, OPERATOR_DEFAULTS);
+    });
     ({ client, ns } = suite);
   });
   after(() => stopMachineSuite(suite));
 
-  it('creates no claim and no pod for an OnDelete Machine until the finalizer is there, without looping', async () => {
+  it('creates no PodMachine (no claim, no pod) for an OnDelete Machine until the finalizer is there, without looping', async () => {
     const metrics = suite!.manager.ports.metrics!;
     const before = await readQueue(metrics, CONTROLLER_NAME);
     await client.create(MACHINE, machine(ns, 'gated'));
@@ -50,11 +58,15 @@ describe('the Machine controller waits for the backup finalizer', () => {
     );
     assert.equal(waiting.status?.phase, 'Pending');
     assert.equal(condition(waiting, 'Ready')?.status, 'False');
+    assert.equal(condition(waiting, 'InfrastructureReady')?.reason, 'WaitingForBackupFinalizer');
     assert.match(condition(waiting, 'Ready')?.message ?? '', /infra\.basicoperator\.dev\/volume-backup/);
+    assert.deepEqual(waiting.metadata.finalizers, [MACHINE_FINALIZER], 'its own finalizer first');
+    assert.equal(waiting.status?.infrastructureRef, undefined, 'no provider object in use yet');
 
     // Quiet while it waits, once the controller has reconciled the Machine to the end and has
     // nothing queued or running: nothing scheduled to come back (a requeue would be a loop), no
-    // further writes to the Machine, nothing created.
+    // further writes to the Machine, nothing created. Two reconciles: the creation, and the update
+    // that added the Machine controller's own finalizer.
     const settled = await waitForQueue(
       metrics,
       CONTROLLER_NAME,
@@ -65,6 +77,7 @@ describe('the Machine controller waits for the backup finalizer', () => {
     assert.ok(settled.adds - before.adds <= 2, `(almost) no reconciles: ${JSON.stringify(settled)}`);
     const still = await getMachine(client, ns, 'gated');
     assert.equal(still?.metadata.resourceVersion, waiting.metadata.resourceVersion, 'no status writes');
+    assert.equal(await getPodMachine(client, ns, 'gated'), undefined, 'no PodMachine');
     assert.deepEqual(
       (await claims(client, ns)).map((c) => c.metadata?.name),
       [],
@@ -77,53 +90,64 @@ describe('the Machine controller waits for the backup finalizer', () => {
     // The finalizer arrives (here by hand): the Machine controller is woken and proceeds.
     await addFinalizer(client, MACHINE, still!, VOLUME_BACKUP_FINALIZER);
     const running = await waitForMachine(client, ns, 'gated', 'Running and Ready', isRunningAndReady);
-    assert.equal(condition(running, 'Ready')?.reason, 'PodReady');
+    assert.equal(condition(running, 'Ready')?.reason, 'InfrastructureReady');
+    assert.equal(condition(running, 'InfrastructureReady')?.reason, 'PodReady');
+    assert.equal(running.status?.infrastructureRef?.kind, POD_MACHINE.kind);
     assert.deepEqual((await claims(client, ns)).map((c) => c.metadata?.name).sort(), [
       'gated-data',
       'gated-logs',
     ]);
   });
 
-  it('reports a pod the API server refuses (here: a quota), and recovers once it is lifted', async () => {
+  it('reports a pod the API server refuses (here: a quota) as transient, and recovers once it is lifted', async () => {
     await createQuota(client, ns, 'no-pods', { pods: '0' });
     await client.create(MACHINE, machine(ns, 'refused', { backup: { policy: 'None' } }));
-    const failed = await waitForMachine(
+    const waiting = await waitForMachine(
       client,
       ns,
       'refused',
-      'Failed with reason PodRefused',
-      (m) => condition(m, 'Ready')?.reason === 'PodRefused',
+      'InfrastructureReady=False with reason PodRefused',
+      (m) => condition(m, 'InfrastructureReady')?.reason === 'PodRefused',
     );
-    assert.equal(failed.status?.phase, 'Failed');
-    assert.match(condition(failed, 'Ready')?.message ?? '', /forbidden.*quota/i);
-    const event = await waitForEvent(client, ns, 'Machine', 'refused', 'PodRefused');
+    // Not a terminal failure: the PodMachine retries with backoff, and the Machine waits for it.
+    assert.equal(waiting.status?.phase, 'Provisioning');
+    assert.equal(condition(waiting, 'Ready')?.reason, 'PodRefused', 'Ready says what the Machine waits for');
+    assert.match(
+      condition(waiting, 'Ready')?.message ?? '',
+      /^PodMachine refused: the API server refused pod refused: .*forbidden.*quota.*retrying with backoff/i,
+    );
+    assert.equal((await getPodMachine(client, ns, 'refused'))?.status?.failureReason, undefined);
+    const event = await waitForEvent(client, ns, 'PodMachine', 'refused', 'PodRefused');
     assert.equal(event.type, 'Warning');
 
     await client.delete(CoreTypes.ResourceQuota, ns, 'no-pods');
     await waitForMachine(client, ns, 'refused', 'Running and Ready', isRunningAndReady, 120_000);
   });
 
-  it('reports a claim the API server refuses, creates no pod without it, and recovers', async () => {
+  it('reports a claim the API server refuses as transient, creates no pod without it, and recovers', async () => {
     await createQuota(client, ns, 'no-claims', { persistentvolumeclaims: '0' });
     await client.create(MACHINE, machine(ns, 'noclaim', { backup: { policy: 'None' } }));
-    const failed = await waitForMachine(
+    const waiting = await waitForMachine(
       client,
       ns,
       'noclaim',
-      'Failed with reason ClaimRefused',
-      (m) => condition(m, 'Ready')?.reason === 'ClaimRefused',
+      'InfrastructureReady=False with reason ClaimRefused',
+      (m) => condition(m, 'InfrastructureReady')?.reason === 'ClaimRefused',
     );
-    assert.equal(failed.status?.phase, 'Failed');
-    assert.equal(condition(failed, 'VolumesReady')?.reason, 'ClaimRefused');
+    assert.equal(waiting.status?.phase, 'Provisioning');
+    assert.equal(condition(waiting, 'Ready')?.reason, 'ClaimRefused');
     assert.match(
-      condition(failed, 'Ready')?.message ?? '',
-      /refused claim noclaim-data: .*forbidden.*quota/i,
+      condition(waiting, 'Ready')?.message ?? '',
+      /^PodMachine noclaim: the API server refused claim noclaim-data: .*forbidden.*quota/i,
     );
+    const pm = await getPodMachine(client, ns, 'noclaim');
+    assert.equal(condition(pm, 'VolumesReady')?.reason, 'ClaimRefused');
+    assert.equal(pm?.status?.failureReason, undefined);
     assert.ok(
       !(await pods(client, ns)).some((p) => p.metadata?.name === 'noclaim'),
       'no pod without its claims',
     );
-    await waitForEvent(client, ns, 'Machine', 'noclaim', 'ClaimRefused');
+    assert.equal((await waitForEvent(client, ns, 'PodMachine', 'noclaim', 'ClaimRefused')).type, 'Warning');
 
     await client.delete(CoreTypes.ResourceQuota, ns, 'no-claims');
     await waitForMachine(client, ns, 'noclaim', 'Running and Ready', isRunningAndReady, 120_000);

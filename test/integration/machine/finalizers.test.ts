@@ -1,7 +1,14 @@
-// Another controller's finalizers on the same Machines survive every edit the operator makes.
+// Another controller's finalizers on the same Machines survive every edit the operator makes (the
+// Machine controller's infra.basicoperator.dev/machine and the VolumeBackup controller's
+// infra.basicoperator.dev/volume-backup), and hold the Machine, and its PodMachine, after ours go.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MACHINE, type Machine, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
+import {
+  MACHINE,
+  MACHINE_FINALIZER,
+  type Machine,
+  VOLUME_BACKUP_FINALIZER,
+} from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { addFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -9,6 +16,7 @@ import {
   backups,
   condition,
   getMachine,
+  getPodMachine,
   type MachineSuite,
   machine,
   startMachineSuite,
@@ -21,6 +29,9 @@ const OTHER = 'example.com/other-controller';
 const FLAPPING = 'example.com/flapping';
 
 const finalizersOf = (m: Machine | undefined) => m?.metadata.finalizers ?? [];
+const sorted = (list: readonly string[]) => [...list].sort();
+const hasOurs = (m: Machine) =>
+  finalizersOf(m).includes(MACHINE_FINALIZER) && finalizersOf(m).includes(VOLUME_BACKUP_FINALIZER);
 
 describe("another controller's finalizer on the same Machine", () => {
   let suite: MachineSuite | undefined;
@@ -43,10 +54,12 @@ describe("another controller's finalizer on the same Machine", () => {
       }),
     );
     for (const name of names) {
-      const m = await waitForMachine(client, ns, name, 'both finalizers', (x) =>
-        finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
+      const m = await waitForMachine(client, ns, name, 'our two finalizers', hasOurs);
+      assert.deepEqual(
+        sorted(finalizersOf(m)),
+        sorted([OTHER, MACHINE_FINALIZER, VOLUME_BACKUP_FINALIZER]),
+        `${name} kept ${OTHER}`,
       );
-      assert.ok(finalizersOf(m).includes(OTHER), `${name} kept ${OTHER}: ${finalizersOf(m)}`);
     }
   });
 
@@ -56,18 +69,20 @@ describe("another controller's finalizer on the same Machine", () => {
       ...machine(ns, 'shared'),
       metadata: { name: 'shared', namespace: ns, finalizers: [OTHER] },
     });
-    await waitForMachine(client, ns, 'shared', 'our finalizer added', (x) =>
-      finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
-    );
+    await waitForMachine(client, ns, 'shared', 'our finalizers added', hasOurs);
 
-    // Another controller flaps a finalizer of its own, while the policy flips make us remove and
-    // re-add ours; every version of the Machine we see must still carry OTHER.
+    // Another controller flaps a finalizer of its own, while the policy flips make the VolumeBackup
+    // controller remove and re-add its finalizer; every version of the Machine we see must still
+    // carry OTHER, and the Machine controller's finalizer, which stays while the Machine lives.
     const stop = new AbortController();
     let lost = '';
     const watchdog = (async () => {
       while (!stop.signal.aborted) {
         const m = await getMachine(client, ns, 'shared');
         if (m && !finalizersOf(m).includes(OTHER)) lost = `lost ${OTHER}: ${finalizersOf(m)}`;
+        if (m && !finalizersOf(m).includes(MACHINE_FINALIZER)) {
+          lost = `lost ${MACHINE_FINALIZER}: ${finalizersOf(m)}`;
+        }
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
@@ -98,24 +113,30 @@ describe("another controller's finalizer on the same Machine", () => {
     }
     stop.abort();
     await Promise.all([watchdog, flapper]);
-    console.log(`  ${flaps} flaps of ${FLAPPING} while our finalizer was removed and added 3 times each`);
+    console.log(
+      `  ${flaps} flaps of ${FLAPPING} while the backup finalizer was removed and added 3 times each`,
+    );
     assert.equal(lost, '');
     let m = await getMachine(client, ns, 'shared');
     if (finalizersOf(m).includes(FLAPPING)) m = await removeFinalizer(client, MACHINE, m!, FLAPPING);
-    assert.deepEqual([...finalizersOf(m)].sort(), [OTHER, VOLUME_BACKUP_FINALIZER].sort());
+    assert.deepEqual(sorted(finalizersOf(m)), sorted([OTHER, MACHINE_FINALIZER, VOLUME_BACKUP_FINALIZER]));
 
-    // Deletion: we back up and remove only our finalizer; the other one keeps the Machine.
+    // Deletion: the backup is made and only its finalizer goes; the other one keeps the Machine, and
+    // the Machine controller keeps its own, and the stopped PodMachine with the claims, until then.
     await client.delete(MACHINE, ns, 'shared');
     const held = await waitForMachine(
       client,
       ns,
       'shared',
-      'released by us, held by the other finalizer',
+      'backed up, held by the other finalizer',
       (x) => !finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
       90_000,
     );
-    assert.deepEqual(finalizersOf(held), [OTHER]);
+    assert.deepEqual(sorted(finalizersOf(held)), sorted([OTHER, MACHINE_FINALIZER]));
     assert.equal(held.status?.phase, 'Stopped');
+    const stopped = await getPodMachine(client, ns, 'shared');
+    assert.equal(stopped?.status?.stopped, true, 'the PodMachine is kept, stopped');
+    assert.equal(stopped?.metadata.deletionTimestamp, undefined, 'not deleted while another finalizer holds');
     // The condition is written (flushed from the background status writer) before the release.
     assert.equal(condition(held, 'VolumeBackup')?.reason, 'BackupCompleted');
     assert.equal(condition(held, 'VolumeBackup')?.status, 'True');
@@ -125,10 +146,11 @@ describe("another controller's finalizer on the same Machine", () => {
 
     await removeFinalizer(client, MACHINE, held, OTHER);
     await waitForGone(client, ns, 'shared');
+    assert.equal(await getPodMachine(client, ns, 'shared'), undefined, 'the PodMachine went first');
     console.log(`  finished in ${Date.now() - started} ms`);
   });
 
-  it('lets the race Machines go: ours removed at once (no volumes), theirs kept until they drop it', async () => {
+  it('lets the race Machines go: the backup finalizer at once (no volumes), the rest once they drop theirs', async () => {
     for (const name of ['race-0', 'race-1', 'race-2', 'race-3', 'race-4']) {
       await client.delete(MACHINE, ns, name);
     }
@@ -137,15 +159,16 @@ describe("another controller's finalizer on the same Machine", () => {
         client,
         ns,
         name,
-        'our finalizer gone',
+        'the backup finalizer gone',
         (x) => !finalizersOf(x).includes(VOLUME_BACKUP_FINALIZER),
       );
-      assert.deepEqual(finalizersOf(m), [OTHER]);
+      assert.deepEqual(sorted(finalizersOf(m)), sorted([OTHER, MACHINE_FINALIZER]));
       await removeFinalizer(client, MACHINE, m, OTHER);
     }
-    await waitFor('all race Machines to be gone', async () => {
+    await waitFor('all race Machines and their PodMachines to be gone', async () => {
       for (const name of ['race-0', 'race-1', 'race-2', 'race-3', 'race-4']) {
         if (await getMachine(client, ns, name)) return false;
+        if (await getPodMachine(client, ns, name)) return false;
       }
       return true;
     });

@@ -1,20 +1,23 @@
-// `kubectl delete --cascade=foreground` makes the garbage collector delete a Machine's claims while
-// our finalizer still holds the Machine: there is nothing left to copy. The backup must say so at
-// once, not wait out its deadline.
+// `kubectl delete --cascade=foreground` makes the garbage collector delete a Machine's PodMachine,
+// and with it the claims, while the backup finalizer still holds the Machine: there is nothing left
+// to copy. The backup must say so at once, not wait out its deadline, and skipping it must still let
+// the Machine go (its provider object is gone already).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
+import { MACHINE, SKIP_BACKUP_ANNOTATION, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,
+  getPodMachine,
   isRunningAndReady,
   type MachineSuite,
   machine,
   startMachineSuite,
   stopMachineSuite,
   waitForEvent,
+  waitForGone,
   waitForMachine,
 } from './helpers.ts';
 
@@ -62,5 +65,18 @@ describe('a Machine deleted with foreground cascading', () => {
     );
     assert.ok(held.metadata.deletionTimestamp);
     await waitForEvent(client, ns, 'VolumeBackup', failed.metadata.name ?? '', 'BackupFailed');
+    await waitFor(
+      'the garbage collector to delete the PodMachine',
+      async () => (await getPodMachine(client, ns, 'fg')) === undefined,
+    );
+
+    // A person lets it go without the backup: nothing is left for the Machine controller to stop.
+    await client.patch(MACHINE, {
+      namespace: ns,
+      name: 'fg',
+      patchType: 'merge',
+      body: { metadata: { annotations: { [SKIP_BACKUP_ANNOTATION]: 'true' } } },
+    });
+    await waitForGone(client, ns, 'fg');
   });
 });

@@ -7,10 +7,13 @@ import {
   type Machine,
   type MachineSpec,
   type MachineVolume,
+  POD_MACHINE,
+  type PodMachine,
   VOLUME_BACKUP,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import {
   registerVolumeBackupController,
   type VolumeBackupOptions,
@@ -35,14 +38,16 @@ export async function prepareCluster(freeVolumes: number): Promise<void> {
     'wait',
     '--for=condition=Established',
     'crd/machines.infra.basicoperator.dev',
+    'crd/podmachines.infra.basicoperator.dev',
     'crd/volumebackups.infra.basicoperator.dev',
   ]);
   if (info.provider === 'local') await new LocalProvider(info.name).ensureVolumes(freeVolumes);
 }
 
 /**
- * Clears the finalizers of every Machine left in `ns`, after the operator stopped, so deleting the
- * namespace does not hang on a finalizer nobody will remove.
+ * Clears the finalizers of every Machine left in `ns` (the Machine controller's
+ * infra.basicoperator.dev/machine, the VolumeBackup controller's and any a test added), after the
+ * operator stopped, so deleting the namespace does not hang on a finalizer nobody will remove.
  */
 export async function releaseMachines(client: KubeClient, ns: string): Promise<void> {
   const list = await client
@@ -82,6 +87,24 @@ export async function getMachine(client: KubeClient, ns: string, name: string): 
     if (isNotFound(err)) return undefined;
     throw err;
   }
+}
+
+export async function getPodMachine(
+  client: KubeClient,
+  ns: string,
+  name: string,
+): Promise<PodMachine | undefined> {
+  try {
+    return await client.get<PodMachine>(POD_MACHINE, ns, name);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** The uid of the object's controller owner, if it has one. */
+export function controllerUid(obj: KubeObject | undefined): string | undefined {
+  return obj?.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid;
 }
 
 export function condition(obj: { status?: { conditions?: Condition[] } } | undefined, type: string) {
@@ -180,7 +203,8 @@ export type MachineSuite = OperatorSuite;
 
 /**
  * What every Machine test file starts with: CRDs and free volumes, a fresh namespace, and an
- * in-process manager running the Machine and VolumeBackup controllers for it.
+ * in-process manager running the Machine, PodMachine and VolumeBackup controllers for it, as
+ * registerControllers does.
  */
 export async function startMachineSuite(
   prefix: string,
@@ -188,9 +212,11 @@ export async function startMachineSuite(
   backupOptions: Partial<VolumeBackupOptions> = {},
 ): Promise<MachineSuite> {
   await prepareCluster(freeVolumes);
+  const options = { ...OPERATOR_DEFAULTS, ...backupOptions };
   return startOperatorSuite(prefix, (m) => {
     registerMachineController(m);
-    registerVolumeBackupController(m, { ...OPERATOR_DEFAULTS, ...backupOptions });
+    registerPodMachineController(m, options);
+    registerVolumeBackupController(m, options);
   });
 }
 

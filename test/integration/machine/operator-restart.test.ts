@@ -1,10 +1,12 @@
 // SIGKILL the operator (a child process) at each step of a Machine's deletion; after a restart
-// exactly one VolumeBackup exists and the Machine finishes deleting.
+// exactly one VolumeBackup exists, the PodMachine is gone and the Machine finishes deleting.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   MACHINE,
+  MACHINE_FINALIZER,
   type Machine,
+  STOP_REQUESTED_ANNOTATION,
   VOLUME_BACKUP_FINALIZER,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
@@ -17,6 +19,7 @@ import {
   backups,
   claims,
   getMachine,
+  getPodMachine,
   isRunningAndReady,
   jobs,
   machine,
@@ -68,6 +71,7 @@ describe('killing the operator during a Machine deletion', () => {
   async function assertFinished(m: Machine): Promise<void> {
     const name = m.metadata.name ?? '';
     await waitForGone(client, ns, name, 90_000);
+    assert.equal(await getPodMachine(client, ns, name), undefined, 'the PodMachine went before the Machine');
     const list = await backupsOf(m);
     assert.equal(list.length, 1, 'exactly one VolumeBackup');
     const backup = list[0]!;
@@ -92,11 +96,13 @@ describe('killing the operator during a Machine deletion', () => {
     const started = Date.now();
     await restart();
     const m = await runningMachine('kill-before');
-    // Only the Machine controller runs while the deletion starts: the pod stops, no backup is made.
-    await restart(['machine']);
+    // Only the Machine and PodMachine controllers run while the deletion starts: the pod stops, no
+    // backup is made.
+    await restart(['machine', 'podmachine']);
     await client.delete(MACHINE, ns, 'kill-before');
     await waitForMachine(client, ns, 'kill-before', 'Stopped', (x) => x.status?.phase === 'Stopped');
     assert.equal((await backupsOf(m)).length, 0, 'no VolumeBackup yet');
+    assert.equal((await getPodMachine(client, ns, 'kill-before'))?.status?.stopped, true);
     await restart();
     await assertFinished(m);
     console.log(`  finished in ${Date.now() - started} ms`);
@@ -127,8 +133,8 @@ describe('killing the operator during a Machine deletion', () => {
     const started = Date.now();
     await restart();
     const m = await runningMachine('kill-after');
-    // Machine + machine-backup: the VolumeBackup is recorded but nothing copies it.
-    await restart(['machine', 'machine-backup']);
+    // Machine, PodMachine and machine-backup: the VolumeBackup is recorded but nothing copies it.
+    await restart(['machine', 'podmachine', 'machine-backup']);
     await client.delete(MACHINE, ns, 'kill-after');
     await waitFor('the VolumeBackup to be recorded', async () => (await backupsOf(m)).length === 1);
     // Only the VolumeBackup controller: the backup completes but nobody releases the Machine.
@@ -140,6 +146,35 @@ describe('killing the operator during a Machine deletion', () => {
     await operator?.stop({ signal: 'SIGKILL' });
     const held = await getMachine(client, ns, 'kill-after');
     assert.ok(held?.metadata.finalizers?.includes(VOLUME_BACKUP_FINALIZER), 'the finalizer is still there');
+    await restart();
+    await assertFinished(m);
+    console.log(`  finished in ${Date.now() - started} ms`);
+  });
+
+  it('while the PodMachine is being deleted: the restart sees it gone and releases the Machine', async () => {
+    const started = Date.now();
+    await restart();
+    const m = await runningMachine('kill-release');
+    await client.delete(MACHINE, ns, 'kill-release');
+    // The backup is done and the Machine controller has deleted the PodMachine (foreground: its pod
+    // and claims go first); the kill comes before the Machine is released.
+    await waitFor(
+      'the PodMachine to be deleted',
+      async () => (await getPodMachine(client, ns, 'kill-release'))?.metadata.deletionTimestamp !== undefined,
+      { intervalMs: 10, timeoutMs: 60_000 },
+    );
+    await operator?.stop({ signal: 'SIGKILL' });
+    const held = await getMachine(client, ns, 'kill-release');
+    assert.deepEqual(held?.metadata.finalizers, [MACHINE_FINALIZER], 'only the Machine finalizer holds it');
+    const stopped = await getPodMachine(client, ns, 'kill-release');
+    assert.equal(stopped?.metadata.annotations?.[STOP_REQUESTED_ANNOTATION], 'true');
+    // The garbage collector finishes the PodMachine while the operator is down: no event reaches it.
+    await waitFor(
+      'the garbage collector to delete the PodMachine',
+      async () => (await getPodMachine(client, ns, 'kill-release')) === undefined,
+      { timeoutMs: 60_000 },
+    );
+    assert.ok(await getMachine(client, ns, 'kill-release'), 'the Machine waits while the operator is down');
     await restart();
     await assertFinished(m);
     console.log(`  finished in ${Date.now() - started} ms`);

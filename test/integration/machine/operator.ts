@@ -1,13 +1,14 @@
-// The operator with only the Machine and VolumeBackup controllers, for tests that kill it with
-// SIGKILL and start it again. Same shape as src/main.ts, plus one test-only flag:
-//   node test/integration/machine/operator.ts --controllers machine,machine-backup,volumebackup \
+// The operator with only the Machine, PodMachine and VolumeBackup controllers, for tests that kill it
+// with SIGKILL and start it again. Same shape as src/main.ts, plus one test-only flag:
+//   node test/integration/machine/operator.ts --controllers machine,podmachine,machine-backup,volumebackup \
 //     --kubeconfig ... --namespaces ns --metrics-bind-address 0 --health-probe-bind-address 0
-// --controllers picks which of the three controllers run (default: all), so a test can stop a
+// --controllers picks which of the four controllers run (default: all), so a test can stop a
 // deletion at an exact step: e.g. without `volumebackup` a VolumeBackup is recorded but never copied.
 import { fileURLToPath } from 'node:url';
 import { OPERATOR_FLAGS, type OperatorOptions, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import {
   registerMachineBackupController,
   registerVolumeBackupJobsController,
@@ -18,11 +19,13 @@ import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import { runMain } from '../../../src/runtime/manager/run.ts';
 import { OperatorProcess } from '../../support/operator-process.ts';
 
-export const ALL_CONTROLLERS = ['machine', 'machine-backup', 'volumebackup'] as const;
+export const ALL_CONTROLLERS = ['machine', 'podmachine', 'machine-backup', 'volumebackup'] as const;
 export type ControllerName = (typeof ALL_CONTROLLERS)[number];
 
 const REGISTER: Record<ControllerName, (manager: Manager, options: OperatorOptions) => void> = {
   machine: registerMachineController,
+  // The restore Jobs are the PodMachine's: it gets their image and deadline, as in registerControllers.
+  podmachine: registerPodMachineController,
   'machine-backup': registerMachineBackupController,
   volumebackup: registerVolumeBackupJobsController,
 };

@@ -1,16 +1,21 @@
 // Copy Jobs in a namespace that enforces the Pod Security `restricted` profile, and backups that can
 // never finish: kube-apiserver's PodSecurity admission and ResourceQuota are real here, so a copy pod
 // that breaks `restricted` is refused exactly as on a production cluster. A backup must then fail
-// with its reason by its deadline, never stay Running forever.
+// with its reason by its deadline, never stay Running forever. And a Machine there: its PodMachine's
+// pod is refused (transient; the Machine waits and says why), yet it is backed up on deletion and a
+// new Machine is restored there, since the copy and restore Jobs comply.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+  MACHINE,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   VOLUME_BACKUP,
+  VOLUME_BACKUP_FINALIZER,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
+import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
 import { JOB_DEADLINE_MARGIN_MS } from '../../../src/controllers/volumebackup/deadline.ts';
 import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -21,14 +26,31 @@ import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 import {
+  backups,
+  claims,
   condition,
+  controllerUid,
   createQuota,
+  getMachine,
+  getPodMachine,
+  isComplete,
   jobs,
+  type MachineSuite,
+  machine,
   pods,
   prepareCluster,
+  startMachineSuite,
   stopMachineSuite,
   waitForEvent,
+  waitForGone,
+  waitForMachine,
 } from './helpers.ts';
+
+const RESTRICTED = {
+  'pod-security.kubernetes.io/enforce': 'restricted',
+  'pod-security.kubernetes.io/enforce-version': 'latest',
+};
+const PSA_REFUSAL = /violates PodSecurity "restricted:latest"/;
 
 /** Short, so a stuck backup fails within the test; long enough for a kwok copy to finish. */
 const DEADLINE_MS = 20_000;
@@ -48,10 +70,7 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
       }),
     );
     ({ client, ns } = suite);
-    await labelNamespace(client, ns, {
-      'pod-security.kubernetes.io/enforce': 'restricted',
-      'pod-security.kubernetes.io/enforce-version': 'latest',
-    });
+    await labelNamespace(client, ns, RESTRICTED);
   });
   after(() => stopMachineSuite(suite));
 
@@ -149,5 +168,92 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     assert.match(ready?.message ?? '', /backup claim quota-backup-data refused: .*forbidden.*quota/i);
     const event = await waitForEvent(client, ns, 'VolumeBackup', 'quota-backup', 'BackupFailed');
     assert.equal(event.type, 'Warning');
+  });
+});
+
+describe('a Machine in a namespace that enforces restricted', () => {
+  let suite: MachineSuite | undefined;
+  let client: KubeClient;
+  let ns: string;
+  let backupName = '';
+
+  before(async () => {
+    suite = await startMachineSuite('machine-psa-m', 4);
+    ({ client, ns } = suite);
+    await labelNamespace(client, ns, RESTRICTED);
+  });
+  after(() => stopMachineSuite(suite));
+
+  const oneVolume = (restoreFrom?: { volumeBackup: string; volume: string }) => ({
+    volumes: [{ name: 'data', size: '1Gi', mountPath: '/data', ...(restoreFrom ? { restoreFrom } : {}) }],
+  });
+
+  it("waits with its PodMachine's PodRefused: not Failed, the claim made, no pod", async () => {
+    await client.create(MACHINE, machine(ns, 'locked', oneVolume()));
+    const m = await waitForMachine(
+      client,
+      ns,
+      'locked',
+      'InfrastructureReady=False with reason PodRefused, holding the backup finalizer',
+      (x) =>
+        condition(x, 'InfrastructureReady')?.reason === 'PodRefused' &&
+        (x.metadata.finalizers ?? []).includes(VOLUME_BACKUP_FINALIZER),
+    );
+    assert.equal(m.status?.phase, 'Provisioning', 'transient: the PodMachine retries with backoff');
+    assert.equal(m.status?.ready, false);
+    assert.equal(condition(m, 'Ready')?.reason, 'PodRefused');
+    assert.match(condition(m, 'Ready')?.message ?? '', PSA_REFUSAL);
+    assert.deepEqual(
+      m.status?.volumes?.map((v) => v.claimName),
+      ['locked-data'],
+      'the claim was made (claims are not subject to Pod Security)',
+    );
+    assert.equal((await pods(client, ns)).length, 0, 'no Machine pod');
+    const event = await waitForEvent(client, ns, 'PodMachine', 'locked', 'PodRefused');
+    assert.equal(event.type, 'Warning');
+    assert.match(event.note ?? '', PSA_REFUSAL);
+  });
+
+  it('is backed up on deletion: the copy pods are admitted and the Machine goes', async () => {
+    const m = await getMachine(client, ns, 'locked');
+    assert.ok(m, 'the Machine of the previous test');
+    await client.delete(MACHINE, ns, 'locked');
+    await waitForGone(client, ns, 'locked', 90_000);
+    const mine = (await backups(client, ns)).filter((b) => b.spec.machineUID === m.metadata.uid);
+    assert.equal(mine.length, 1);
+    const backup = mine[0]!;
+    assert.equal(backup.status?.phase, 'Completed');
+    assert.equal(backup.status?.attempts, 1, 'the first copy attempt succeeded');
+    backupName = backup.metadata.name ?? '';
+    const copies = (await jobs(client, ns)).filter((j) => controllerUid(j) === backup.metadata.uid);
+    assert.equal(copies.length, 1);
+    assert.ok(copies.every(isComplete));
+    assert.equal(copies[0]?.spec?.template.spec?.securityContext?.runAsNonRoot, true);
+  });
+
+  it('a Machine restored there runs its restore Job, then waits on its refused pod the same way', async () => {
+    assert.ok(backupName, 'needs the backup of the previous test');
+    await client.create(
+      MACHINE,
+      machine(ns, 'restored', {
+        ...oneVolume({ volumeBackup: backupName, volume: 'data' }),
+        backup: { policy: 'None' },
+      }),
+    );
+    const m = await waitForMachine(
+      client,
+      ns,
+      'restored',
+      'restored, then PodRefused',
+      (x) => condition(x, 'InfrastructureReady')?.reason === 'PodRefused',
+      90_000,
+    );
+    assert.equal(m.status?.phase, 'Provisioning');
+    const pm = await getPodMachine(client, ns, 'restored');
+    assert.equal(condition(pm, 'VolumesReady')?.status, 'True', 'the volume was restored first');
+    const restore = (await jobs(client, ns)).find((j) => j.metadata?.name === 'restored-data-restore');
+    assert.ok(restore && isComplete(restore), 'the restore Job ran under restricted');
+    const claim = (await claims(client, ns)).find((c) => c.metadata?.name === 'restored-data');
+    assert.equal(claim?.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], `${backupName}/data`);
   });
 });

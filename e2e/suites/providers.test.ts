@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
@@ -17,7 +17,7 @@ import {
 } from '../../src/apis/index.ts';
 import { RESTORED_FROM_ANNOTATION as POD_MACHINE_RESTORED_FROM } from '../../src/controllers/podmachine/names.ts';
 import type { OperatorProcess } from '../../test/support/operator-process.ts';
-import { type OperatorUnderTest, operatorFor } from '../operator.ts';
+import { InClusterOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
 import { e2eCluster } from './support/cluster.ts';
@@ -102,6 +102,7 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
         await body(t);
       } catch (err) {
         failures += 1;
+        if (err instanceof Error) err.message += `\n${processLogs()}`;
         throw err;
       }
     });
@@ -120,7 +121,11 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
 
   after(async () => {
     await provider?.stop({ graceMs: 15_000 }).catch(() => undefined);
-    await operator?.stop().catch(() => undefined);
+    const operatorLines = (await operator?.stop().catch(() => undefined)) ?? [];
+    // The local process already writes its log there; the in-cluster one's lines are kept now.
+    if (failures > 0 && operator instanceof InClusterOperator) {
+      writeFileSync(join(workdir, 'operator.log'), `${operatorLines.join('\n')}\n`);
+    }
     if (tools) {
       if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
       // Without the operator nobody removes the Machines' finalizers, and the namespace would never go.
@@ -482,6 +487,14 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
 
       await release.uninstall();
       installed = false;
+      // The provider's ClusterRole is aggregated into the release's manager role: the uninstall
+      // must not leave that role behind (docs/install.md, RBAC).
+      const roles = await tools.kubectlOk(['get', 'clusterroles', '-o', 'name']);
+      assert.deepEqual(
+        roles.split('\n').filter((r) => r.startsWith(`clusterrole.rbac.authorization.k8s.io/${RELEASE}-`)),
+        [],
+        'ClusterRoles of the release left after helm uninstall',
+      );
       await tools.kubectlOk(['delete', 'namespace', WORKLOAD_NS, RELEASE_NS, '--wait=false']);
       await waitUntil(
         `namespaces ${WORKLOAD_NS} and ${RELEASE_NS} to be gone`,
@@ -638,7 +651,7 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
 
   /**
    * For a failed wait: the status of `refs`, the pods, StatefulSets, Jobs and claims and the last
-   * Events of the namespace, and the last log lines of the operator and the provider.
+   * Events of the namespace (the scenario adds the processes' logs).
    */
   async function diagnose(refs: string[] = [], namespace = WORKLOAD_NS): Promise<string> {
     const parts: string[] = [];
@@ -674,9 +687,12 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
         )
         .join('\n')}`,
     );
-    parts.push(operator.describe());
-    parts.push(provider?.describe(15) ?? '--- statefulset-provider: not started');
     return parts.join('\n');
+  }
+
+  /** The state and last log lines of the operator and of the provider process. */
+  function processLogs(): string {
+    return `${operator?.describe() ?? '--- operator: not started'}\n${provider?.describe(15) ?? '--- statefulset-provider: not started'}`;
   }
 });
 

@@ -18,6 +18,7 @@ import { renderChart } from './helm.ts';
  */
 
 const BINDINGS: ReadonlyArray<{ kind: 'ClusterRoleBinding' | 'RoleBinding'; name: string; file: string }> = [
+  { kind: 'ClusterRoleBinding', name: 'basic-operator-manager-base', file: 'role_binding.yaml' },
   { kind: 'ClusterRoleBinding', name: 'basic-operator-manager', file: 'role_binding.yaml' },
   { kind: 'RoleBinding', name: 'basic-operator-leader-election', file: 'leader_election_role_binding.yaml' },
 ];
@@ -97,19 +98,17 @@ describe('chart and config/ RBAC stay in sync', () => {
     assert.deepEqual(fromChart.spec, fromConfig.spec);
   });
 
-  it('the ClusterRoleBinding names the ServiceAccount the Deployment runs as', () => {
-    const binding = find<Manifest & V1ClusterRoleBinding>(
-      chart,
-      'ClusterRoleBinding',
-      'basic-operator-manager',
-    );
+  it('the ClusterRoleBindings name the ServiceAccount the Deployment runs as', () => {
     const deployment = find<Manifest & V1Deployment>(chart, 'Deployment', 'basic-operator');
-    assert.deepEqual(binding.subjects, [
-      {
-        kind: 'ServiceAccount',
-        name: deployment.spec?.template.spec?.serviceAccountName,
-        namespace: deployment.metadata.namespace,
-      },
-    ]);
+    for (const name of ['basic-operator-manager-base', 'basic-operator-manager']) {
+      const binding = find<Manifest & V1ClusterRoleBinding>(chart, 'ClusterRoleBinding', name);
+      assert.deepEqual(binding.subjects, [
+        {
+          kind: 'ServiceAccount',
+          name: deployment.spec?.template.spec?.serviceAccountName,
+          namespace: deployment.metadata.namespace,
+        },
+      ]);
+    }
   });
 });

@@ -111,7 +111,7 @@ describe('the chart accepts and applies good values', () => {
     );
   });
 
-  it('grants the manager role only in the watched namespaces when there are some (CRD reading cluster-wide)', async () => {
+  it('grants the manager roles only in the watched namespaces when there are some (CRD reading cluster-wide)', async () => {
     const manifests = await renderChart({ set: ['watchNamespaces={team-a,team-b}'] });
     // CustomResourceDefinitions are cluster-scoped: reading them is the one cluster-wide grant.
     const clusterBindings = manifests.filter((m) => m.kind === 'ClusterRoleBinding');
@@ -129,16 +129,17 @@ describe('the chart accepts and applies good values', () => {
         verbs: ['get', 'list', 'watch'],
       },
     ]);
-    const bindings = manifests.filter(
-      (m) => m.kind === 'RoleBinding' && m.metadata.name === 'basic-operator-manager',
-    );
-    assert.deepEqual(bindings.map((b) => b.metadata.namespace).sort(), ['team-a', 'team-b']);
-    for (const binding of bindings) {
-      assert.deepEqual(binding.roleRef, {
-        apiGroup: 'rbac.authorization.k8s.io',
-        kind: 'ClusterRole',
-        name: 'basic-operator-manager',
-      });
+    // Both manager roles, the operator's own and the providers' aggregated one, in each namespace.
+    for (const role of ['basic-operator-manager-base', 'basic-operator-manager']) {
+      const bindings = manifests.filter((m) => m.kind === 'RoleBinding' && m.metadata.name === role);
+      assert.deepEqual(bindings.map((b) => b.metadata.namespace).sort(), ['team-a', 'team-b']);
+      for (const binding of bindings) {
+        assert.deepEqual(binding.roleRef, {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: role,
+        });
+      }
     }
   });
 

@@ -43,10 +43,11 @@ export function healthServer(checks: { healthz: Check; readyz: Check }): Server 
 }
 
 /** Decides whether a request may read the metrics: 200 lets it through. */
-export type ScrapeFilter = (
-  authorization: string | undefined,
-  path: string,
-) => Promise<{ status: 200 } | { status: 401 | 403 | 500; message: string }>;
+export type ScrapeFilter = (request: {
+  authorization: string | undefined;
+  path: string;
+  verb: string;
+}) => Promise<{ status: 200 } | { status: 401 | 403 | 500; message: string }>;
 
 /** Serves the registry on /metrics, after `filter` when given. */
 export function metricsHandler(registry: Registry, filter?: ScrapeFilter): RequestListener {
@@ -56,7 +57,12 @@ export function metricsHandler(registry: Registry, filter?: ScrapeFilter): Reque
       res.writeHead(404).end('not found\n');
       return;
     }
-    (filter ? filter(req.headers.authorization, path) : Promise.resolve({ status: 200 as const }))
+    const request = {
+      authorization: req.headers.authorization,
+      path,
+      verb: (req.method ?? 'GET').toLowerCase(),
+    };
+    (filter ? filter(request) : Promise.resolve({ status: 200 as const }))
       .then(async (decision) => {
         if (decision.status !== 200) {
           res.writeHead(decision.status, { 'Content-Type': 'text/plain' }).end(`${decision.message}\n`);

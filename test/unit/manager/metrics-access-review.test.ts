@@ -24,25 +24,40 @@ function tableReviews(users: Record<string, string>, allowed: string[]) {
   return { reviews, asked };
 }
 
+/** A GET of /metrics with this Authorization header. */
+const scrape = (authorization: string | undefined) => ({ authorization, path: '/metrics', verb: 'get' });
+
 describe('reviewScrape', () => {
   const { reviews } = tableReviews({ good: 'prometheus', other: 'someone' }, ['prometheus']);
 
   it('answers 401 without a bearer token or with a token the API server does not accept', async () => {
-    assert.equal((await reviewScrape(reviews, undefined, '/metrics')).status, 401);
-    assert.equal((await reviewScrape(reviews, 'Basic dXNlcjpwYXNz', '/metrics')).status, 401);
-    assert.equal((await reviewScrape(reviews, 'Bearer nope', '/metrics')).status, 401);
+    assert.equal((await reviewScrape(reviews, scrape(undefined))).status, 401);
+    assert.equal((await reviewScrape(reviews, scrape('Basic dXNlcjpwYXNz'))).status, 401);
+    assert.equal((await reviewScrape(reviews, scrape('Bearer nope'))).status, 401);
   });
 
   it("answers 403 when the token's user may not get /metrics, naming the user", async () => {
-    const decision = await reviewScrape(reviews, 'Bearer other', '/metrics');
+    const decision = await reviewScrape(reviews, scrape('Bearer other'));
     assert.deepEqual(decision, {
       status: 403,
       message: 'Forbidden: user "someone" may not get path "/metrics"',
     });
   });
 
+  it('asks for the request method, so a POST is not a GET', async () => {
+    const decision = await reviewScrape(reviews, {
+      authorization: 'Bearer good',
+      path: '/metrics',
+      verb: 'post',
+    });
+    assert.deepEqual(decision, {
+      status: 403,
+      message: 'Forbidden: user "prometheus" may not post path "/metrics"',
+    });
+  });
+
   it('lets an authorized user through', async () => {
-    assert.deepEqual(await reviewScrape(reviews, 'Bearer good', '/metrics'), { status: 200 });
+    assert.deepEqual(await reviewScrape(reviews, scrape('Bearer good')), { status: 200 });
   });
 
   it('answers 500, never an allow, when a review fails', async () => {
@@ -52,7 +67,7 @@ describe('reviewScrape', () => {
       },
       authorize: async () => true,
     };
-    assert.deepEqual(await reviewScrape(failing, 'Bearer good', '/metrics'), {
+    assert.deepEqual(await reviewScrape(failing, scrape('Bearer good')), {
       status: 500,
       message: 'could not review the request: API server down',
     });
@@ -73,18 +88,18 @@ describe('cachedAccessReviews', () => {
     const { reviews, asked } = tableReviews({ good: 'prometheus', other: 'someone' }, ['prometheus']);
     const cached = cachedAccessReviews(reviews, times, () => now);
     for (let i = 0; i < 3; i++) {
-      assert.equal((await reviewScrape(cached, 'Bearer good', '/metrics')).status, 200);
-      assert.equal((await reviewScrape(cached, 'Bearer other', '/metrics')).status, 403);
-      assert.equal((await reviewScrape(cached, 'Bearer nope', '/metrics')).status, 401);
+      assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 200);
+      assert.equal((await reviewScrape(cached, scrape('Bearer other'))).status, 403);
+      assert.equal((await reviewScrape(cached, scrape('Bearer nope'))).status, 401);
     }
     assert.deepEqual(asked, { authenticate: 3, authorize: 2 });
     now = 10_000; // denials and unknown tokens expire first
-    await reviewScrape(cached, 'Bearer good', '/metrics');
-    await reviewScrape(cached, 'Bearer other', '/metrics');
-    await reviewScrape(cached, 'Bearer nope', '/metrics');
+    await reviewScrape(cached, scrape('Bearer good'));
+    await reviewScrape(cached, scrape('Bearer other'));
+    await reviewScrape(cached, scrape('Bearer nope'));
     assert.deepEqual(asked, { authenticate: 4, authorize: 3 });
     now = 60_000;
-    await reviewScrape(cached, 'Bearer good', '/metrics');
+    await reviewScrape(cached, scrape('Bearer good'));
     assert.deepEqual(asked, { authenticate: 5, authorize: 4 });
   });
 
@@ -92,11 +107,11 @@ describe('cachedAccessReviews', () => {
     const users = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, `u${i}`]));
     const { reviews, asked } = tableReviews(users, Object.values(users));
     const cached = cachedAccessReviews(reviews, times, () => 0);
-    for (const token of Object.keys(users)) await reviewScrape(cached, `Bearer ${token}`, '/metrics');
+    for (const token of Object.keys(users)) await reviewScrape(cached, scrape(`Bearer ${token}`));
     assert.equal(cached.cached, 8);
-    await reviewScrape(cached, 'Bearer t9', '/metrics');
+    await reviewScrape(cached, scrape('Bearer t9'));
     assert.deepEqual(asked, { authenticate: 10, authorize: 10 });
-    await reviewScrape(cached, 'Bearer t0', '/metrics');
+    await reviewScrape(cached, scrape('Bearer t0'));
     assert.deepEqual(asked, { authenticate: 11, authorize: 11 });
   });
 });

@@ -112,14 +112,15 @@ export interface CacheTimes {
 }
 
 /**
- * Short, as kube-rbac-proxy and k8s.io/apiserver's delegating filters do: a revoked binding or
- * token stops working within a minute, and a scraper every 15-30s costs no reviews in between.
+ * controller-runtime's filters.WithAuthenticationAndAuthorization: tokens a minute either way, an
+ * allow five minutes, a deny 30 seconds (a new binding soon takes effect). A scraper every 15-30s
+ * costs a review now and then, not one per scrape.
  */
 export const DEFAULT_CACHE_TIMES: CacheTimes = {
   authenticatedMs: 60_000,
-  unauthenticatedMs: 10_000,
-  allowedMs: 60_000,
-  deniedMs: 10_000,
+  unauthenticatedMs: 60_000,
+  allowedMs: 5 * 60_000,
+  deniedMs: 30_000,
   maxEntries: 1024,
 };
 
@@ -161,21 +162,21 @@ export type ScrapeDecision = { status: 200 } | { status: 401 | 403 | 500; messag
 
 /**
  * controller-runtime's filters.WithAuthenticationAndAuthorization: the bearer token must pass a
- * TokenReview (else 401) and its user a SubjectAccessReview for `get` on the request's path
- * (else 403). A failed review is a 500, never an allow.
+ * TokenReview (else 401) and its user a SubjectAccessReview for the request's method, lower case,
+ * on its path (else 403). A failed review is a 500, never an allow.
  */
 export async function reviewScrape(
   reviews: AccessReviews,
-  authorization: string | undefined,
-  path: string,
+  request: { authorization: string | undefined; path: string; verb: string },
 ): Promise<ScrapeDecision> {
+  const { authorization, path, verb } = request;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match?.[1]) return { status: 401, message: 'Unauthorized: a bearer token is required' };
   try {
     const user = await reviews.authenticate(match[1]);
     if (!user) return { status: 401, message: 'Unauthorized: the token was not accepted' };
-    if (!(await reviews.authorize(user, path, 'get'))) {
-      return { status: 403, message: `Forbidden: user "${user.username}" may not get path "${path}"` };
+    if (!(await reviews.authorize(user, path, verb))) {
+      return { status: 403, message: `Forbidden: user "${user.username}" may not ${verb} path "${path}"` };
     }
     return { status: 200 };
   } catch (err) {

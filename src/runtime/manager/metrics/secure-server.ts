@@ -25,9 +25,7 @@ export function secureMetricsServer(options: SecureMetricsOptions): Server {
   if (!certFiles) log.info('serving metrics with a self-signed certificate (no --metrics-cert-path)');
   const server = createServer(
     { ...material, minVersion: 'TLSv1.2' },
-    metricsHandler(options.registry, (authorization, path) =>
-      reviewScrape(options.reviews, authorization, path),
-    ),
+    metricsHandler(options.registry, (request) => reviewScrape(options.reviews, request)),
   );
   if (certFiles) {
     const watcher: FSWatcher = watchCertFiles(certFiles.dir, () => {

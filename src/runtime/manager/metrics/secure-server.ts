@@ -25,7 +25,13 @@ export function secureMetricsServer(options: SecureMetricsOptions): Server {
   if (!certFiles) log.info('serving metrics with a self-signed certificate (no --metrics-cert-path)');
   const server = createServer(
     { ...material, minVersion: 'TLSv1.2' },
-    metricsHandler(options.registry, (request) => reviewScrape(options.reviews, request)),
+    metricsHandler(options.registry, async (request) => {
+      const decision = await reviewScrape(options.reviews, request);
+      // A refused scrape is the scraper's business; a review that failed is ours (RBAC, API server).
+      if (decision.status === 500)
+        log.error('a metrics scrape could not be reviewed', { error: decision.message });
+      return decision;
+    }),
   );
   if (certFiles) {
     const watcher: FSWatcher = watchCertFiles(certFiles.dir, () => {

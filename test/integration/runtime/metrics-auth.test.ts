@@ -3,10 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
+import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import type { Manager } from '../../../src/runtime/manager/manager.ts';
+import { parseConfig } from '../../../src/runtime/manager/config.ts';
+import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { issueServingCertificate, writeSecretVolume } from '../../support/certificates.ts';
-import { testClient } from '../../support/cluster.ts';
+import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { httpsGet } from '../../support/https.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
@@ -31,6 +34,41 @@ async function serviceAccountToken(client: KubeClient, namespace: string, name: 
     },
   );
   return request.status.token;
+}
+
+/** The test cluster, as the holder of `token`. */
+async function kubeConfigAs(token: string): Promise<KubeConfig> {
+  const cluster = (await testKubeConfig()).getCurrentCluster();
+  if (!cluster) throw new Error('the test kubeconfig has no current cluster');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'sa', token }],
+    contexts: [{ name: 'sa', cluster: cluster.name, user: 'sa' }],
+    currentContext: 'sa',
+  });
+  return kc;
+}
+
+/** A manager with secure metrics running as the holder of `token`, with no controllers. */
+async function startManagerAs(namespace: string, token: string): Promise<Manager> {
+  const config = parseConfig(
+    [
+      '--namespaces',
+      namespace,
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+      '--health-probe-bind-address',
+      '0',
+      '--log-level',
+      process.env.TEST_LOG_LEVEL ?? 'error',
+    ],
+    {},
+  );
+  if (config === 'help') throw new Error('unexpected help');
+  const manager = new Manager(config, await kubeConfigAs(token), operatorManagerOptions);
+  await manager.start();
+  return manager;
 }
 
 /** A secure metrics endpoint (the default), watching nothing in particular. */
@@ -110,6 +148,52 @@ describe('metrics behind authentication, against the API server', () => {
     assert.equal(answer.status, 200);
     assert.match(answer.body, /^# HELP /m);
     assert.match(answer.body, /rest_client_requests_total/);
+  });
+
+  it("needs no more than the chart's two rules (create TokenReviews and SubjectAccessReviews), and answers 500 without them", {
+    timeout: 60_000,
+  }, async () => {
+    const rules = `${ns}-metrics-auth`;
+    await client.request('POST', `${RBAC}/clusterroles`, {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: rules },
+        rules: [
+          { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+          { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+        ],
+      },
+    });
+    try {
+      await client.request('POST', `${RBAC}/clusterrolebindings`, {
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: rules },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: rules },
+          subjects: [{ kind: 'ServiceAccount', name: 'operator', namespace: ns }],
+        },
+      });
+      const operator = await startManagerAs(ns, await serviceAccountToken(client, ns, 'operator'));
+      managers.push(operator);
+      const unprivileged = await startManagerAs(ns, await serviceAccountToken(client, ns, 'bare-operator'));
+      managers.push(unprivileged);
+      // RBAC bindings reach the authorizer's cache shortly after they are written.
+      await waitFor(
+        'the operator with the two rules to serve a metrics reader',
+        async () =>
+          (await httpsGet(metricsPort(operator), '/metrics', { token: allowedToken })).status === 200,
+        { timeoutMs: 20_000 },
+      );
+      assert.equal((await httpsGet(metricsPort(operator), '/metrics', { token: deniedToken })).status, 403);
+      const failed = await httpsGet(metricsPort(unprivileged), '/metrics', { token: allowedToken });
+      assert.equal(failed.status, 500);
+      assert.match(failed.body, /could not review the request: .*tokenreviews/);
+    } finally {
+      await client.request('DELETE', `${RBAC}/clusterrolebindings/${rules}`).catch(() => undefined);
+      await client.request('DELETE', `${RBAC}/clusterroles/${rules}`).catch(() => undefined);
+    }
   });
 
   it('generates a self-signed certificate when none is given', async () => {

@@ -555,6 +555,7 @@ function startOperator(ns: string, ports: { metrics: number; health: number; ins
       '--leader-elect',
       '--leader-election-namespace',
       ns,
+      '--metrics-secure=false',
       '--metrics-bind-address',
       `127.0.0.1:${ports.metrics}`,
       '--health-probe-bind-address',

@@ -7,6 +7,7 @@ import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kuber
 import { KubeConfig } from '@kubernetes/client-node';
 import { httpGet } from '../test/support/http.ts';
 import { type Exit, freePort, OperatorProcess } from '../test/support/operator-process.ts';
+import { MetricsReader, metricsSecure, scrapeLocalPort, withPortForward } from './metrics-scrape.ts';
 import { type RunResult, run, runOk } from './providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from './providers/kind/index.ts';
 import type { ClusterInfo } from './providers/provider.ts';
@@ -164,7 +165,8 @@ export function buildOperator(): Promise<void> {
  * Runs exactly what the image runs (the Dockerfile's ENTRYPOINT/CMD on dist/, with its ENV) with the
  * environment of the rendered Deployment, authenticated as the chart's ServiceAccount through a
  * token, so the chart's RBAC is what the operator gets. Only the listen addresses differ: free
- * loopback ports instead of :8080 and :8081.
+ * loopback ports instead of the chart's (:8443 and :8081). /metrics is read as Prometheus reads it
+ * (e2e/metrics-scrape.ts).
  */
 export class LocalOperator implements OperatorUnderTest {
   readonly where = 'local process';
@@ -176,10 +178,13 @@ export class LocalOperator implements OperatorUnderTest {
   private readiness = { port: 0, path: '/' };
   /** The local port of the current process's /metrics (0: it serves none). */
   private metricsPort = 0;
+  private deployment: V1Deployment | undefined;
+  private readonly metricsReader: MetricsReader;
 
   constructor(cluster: ClusterInfo, workdir: string) {
     this.cluster = cluster;
     this.workdir = workdir;
+    this.metricsReader = new MetricsReader(cluster);
   }
 
   /** How each process ended, in order. */
@@ -210,10 +215,11 @@ export class LocalOperator implements OperatorUnderTest {
 
   async metrics(): Promise<string[]> {
     if (!this.current?.running) return [];
-    if (this.metricsPort === 0) throw new Error('the operator process serves no metrics');
-    const { status, body } = await httpGet(this.metricsPort, '/metrics');
-    if (status !== 200) throw new Error(`GET /metrics answered ${status}: ${body}`);
-    return [body];
+    if (this.metricsPort === 0 || !this.deployment) throw new Error('the operator process serves no metrics');
+    const token = metricsSecure(managerContainer(this.deployment))
+      ? await this.metricsReader.tokenFor(this.deployment)
+      : undefined;
+    return [await scrapeLocalPort(this.metricsPort, token)];
   }
 
   async stop(): Promise<string[]> {
@@ -275,6 +281,7 @@ export class LocalOperator implements OperatorUnderTest {
   }
 
   private async spawn(deployment: V1Deployment): Promise<void> {
+    this.deployment = deployment;
     const container = managerContainer(deployment);
     const image = imageConfig(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
     const [executable = '', ...args] = commandLine(image, container);
@@ -351,10 +358,12 @@ export class InClusterOperator implements OperatorUnderTest {
   private readonly podLogs = new Map<string, string[]>();
   private readonly followers = new Map<string, ChildProcess>();
   private poller: NodeJS.Timeout | undefined;
+  private readonly metricsReader: MetricsReader;
 
   constructor(cluster: ClusterInfo) {
     this.cluster = cluster;
     this.values = kindImageValues(cluster);
+    this.metricsReader = new MetricsReader(cluster);
   }
 
   private kubectl(args: string[]): Promise<RunResult> {
@@ -450,14 +459,20 @@ export class InClusterOperator implements OperatorUnderTest {
 
   async metrics(): Promise<string[]> {
     if (!this.deployment) return [];
-    const port = metricsContainerPort(managerContainer(this.deployment));
+    const container = managerContainer(this.deployment);
+    const port = metricsContainerPort(container);
+    // The API server's pod proxy would drop the bearer token (it authenticates with it), so a
+    // port-forward carries the scrape, as a scraper inside the cluster would send it.
+    const token = metricsSecure(container) ? await this.metricsReader.tokenFor(this.deployment) : undefined;
     const pods = (await this.pods()).filter((p) => !p.metadata?.deletionTimestamp);
     const bodies: string[] = [];
     for (const pod of pods) {
-      const proxy = `/api/v1/namespaces/${this.namespace}/pods/${pod.metadata?.name}:${port}/proxy/metrics`;
-      const result = await this.kubectl(['get', '--raw', proxy]);
-      if (result.code !== 0) throw new Error(`GET ${proxy}: ${result.stderr.trim()}`);
-      bodies.push(result.stdout);
+      const name = pod.metadata?.name ?? '';
+      bodies.push(
+        await withPortForward(this.cluster, this.namespace, name, port, (local) =>
+          scrapeLocalPort(local, token),
+        ),
+      );
     }
     return bodies;
   }

@@ -22,6 +22,8 @@ async function reachable(): Promise<boolean> {
 }
 
 const env = { ...process.env };
+// A local run serves /metrics over plain HTTP on :8080 (no token to fetch); --metrics-secure wins.
+env.BASIC_OPERATOR_METRICS_SECURE ??= 'false';
 let kubectl = 'kubectl';
 if (!(await reachable())) {
   process.stderr.write(

@@ -127,6 +127,7 @@ export function fixtureFlags(kubeconfig: string, namespace: string): string[] {
     kubeconfig,
     '--namespaces',
     namespace,
+    '--metrics-secure=false',
     '--metrics-bind-address',
     '127.0.0.1:0',
     '--health-probe-bind-address',

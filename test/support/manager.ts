@@ -23,6 +23,7 @@ export async function startTestManager(
       info.kubeconfig,
       '--namespaces',
       namespaces.join(','),
+      '--metrics-secure=false',
       '--metrics-bind-address',
       '127.0.0.1:0',
       '--health-probe-bind-address',

@@ -65,6 +65,11 @@ app.kubernetes.io/component: controller-manager
 {{- end }}
 {{- end }}
 
+{{/* The container port of /metrics: 8443 over HTTPS (controller-runtime's scaffold), 8080 plain. */}}
+{{- define "basic-operator.metricsPort" -}}
+{{- if .Values.metrics.secure }}8443{{ else }}8080{{ end }}
+{{- end }}
+
 {{- define "basic-operator.metricsServiceName" -}}
 {{- printf "%s-metrics" (include "basic-operator.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -143,6 +148,17 @@ so the chart can reject inconsistent leader-election timings before the pods cra
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch", "get", "list", "watch"]
+{{ include "basic-operator.metricsAuthRules" . }}
+{{- end }}
+
+{{/* Who may read /metrics: each scrape's token and permission, asked of the API server. */}}
+{{- define "basic-operator.metricsAuthRules" -}}
+- apiGroups: ["authentication.k8s.io"]
+  resources: ["tokenreviews"]
+  verbs: ["create"]
+- apiGroups: ["authorization.k8s.io"]
+  resources: ["subjectaccessreviews"]
+  verbs: ["create"]
 {{- end }}
 
 {{/* concurrency.<controller> values as the operator's --concurrency flag: "machine=2,volumebackup=1". */}}

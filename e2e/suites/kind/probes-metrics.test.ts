@@ -21,7 +21,8 @@ import { theOnly } from '../support/release.ts';
 /**
  * What the kubelet and the cluster network do with the chart's operator: its pods become Ready
  * through the readiness probe (/readyz) and the liveness probe (/healthz) never restarts them; a pod
- * inside the cluster scrapes the metrics Service by its DNS name and finds the operator's metrics
+ * inside the cluster scrapes the metrics Service by its DNS name over HTTPS, refused (401) without a
+ * token and answered with the token of a ServiceAccount bound to the metrics-reader ClusterRole
  * (both replicas answer behind it, the leader with its reconcile counts); `helm test` passes.
  */
 
@@ -88,18 +89,32 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
       );
       const service = theOnly<V1Service>(release.manifests, 'Service');
       const port = service.spec?.ports?.find((p) => p.name === 'metrics')?.port;
-      const url = `http://${service.metadata.name}.${release.namespace}.svc:${port}/metrics`;
-      const script = `for i in $(seq ${SCRAPES}); do timeout 10 wget -q -O - ${url} || exit 1; echo '=== end of scrape'; done`;
-      const log = await runPod(
-        release,
-        restrictedPod(
-          'scrape-metrics',
-          release.namespace,
-          release.cluster.images?.workload ?? 'busybox:1.36',
-          script,
-        ),
+      const url = `https://${service.metadata.name}.${release.namespace}.svc:${port}/metrics`;
+      // As Prometheus scrapes: a ServiceAccount bound to the chart's metrics-reader ClusterRole, its
+      // token as the bearer, the operator's self-signed certificate not verified.
+      const scraper = await metricsReaderAccount(release);
+      const wget = `timeout 10 wget -q -O - --no-check-certificate`;
+      const script = [
+        `if out=$(${wget} ${url} 2>&1); then echo "a scrape without a token answered: $out"; exit 1; fi`,
+        `echo "$out" | grep -q ' 401 ' || { echo "a scrape without a token: $out"; exit 1; }`,
+        `echo '=== 401 without a token'`,
+        'token=$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)',
+        `for i in $(seq ${SCRAPES}); do ${wget} --header "Authorization: Bearer $token" ${url} || exit 1; echo '=== end of scrape'; done`,
+      ].join('\n');
+      const pod = restrictedPod(
+        'scrape-metrics',
+        release.namespace,
+        release.cluster.images?.workload ?? 'busybox:1.36',
+        script,
       );
-      const scrapes = log.split('=== end of scrape').filter((s) => s.trim() !== '');
+      if (pod.spec) {
+        pod.spec.serviceAccountName = scraper;
+        pod.spec.automountServiceAccountToken = true;
+      }
+      const log = await runPod(release, pod);
+      const [unauthenticated = '', authorized = ''] = log.split('=== 401 without a token');
+      assert.equal(unauthenticated.trim(), '', 'the scrape without a token was refused with 401');
+      const scrapes = authorized.split('=== end of scrape').filter((s) => s.trim() !== '');
       assert.equal(scrapes.length, SCRAPES, `${SCRAPES} scrapes answered:\n${log.slice(0, 2000)}`);
       const lease = release.leaseName.replace(/\./g, '\\.');
       let leader = 0;
@@ -205,6 +220,37 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
     );
   });
 });
+
+/**
+ * ServiceAccount metrics-scraper in the operator's namespace, bound to the release's metrics-reader
+ * ClusterRole (the binding is owned by that role, so uninstalling the release removes it).
+ */
+async function metricsReaderAccount(release: KindRelease): Promise<string> {
+  const role = release.manifests.find(
+    (m) => m.kind === 'ClusterRole' && m.metadata.name.endsWith('-metrics-reader'),
+  )?.metadata.name;
+  assert.ok(role, 'the chart renders a metrics-reader ClusterRole');
+  const uid = (
+    await release.kubectlOk(['get', 'clusterrole', role, '-o', 'jsonpath={.metadata.uid}'])
+  ).trim();
+  const name = 'metrics-scraper';
+  await release.apply(
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: release.namespace } },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: {
+        name: `${role}-${release.namespace}-scraper`,
+        ownerReferences: [
+          { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: role, uid },
+        ],
+      },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: release.namespace }],
+    },
+  );
+  return name;
+}
 
 function basicDeployment(namespace: string, image: string): BasicDeployment {
   return {

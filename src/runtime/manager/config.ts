@@ -16,6 +16,14 @@ export interface ManagerConfig {
     retryPeriodMs: number;
   };
   metricsBindAddress: string;
+  metrics: {
+    /** HTTPS with TokenReview/SubjectAccessReview on each scrape; false = plain HTTP, open to all. */
+    secure: boolean;
+    /** The serving certificate's directory (tls.crt, tls.key); none = self-signed at start. */
+    certPath?: string;
+    certName: string;
+    certKey: string;
+  };
   healthProbeBindAddress: string;
   /** Client-side rate limit for API calls; qps 0 = off. */
   qps: number;
@@ -92,9 +100,25 @@ export const FLAGS = {
   },
   'metrics-bind-address': {
     type: 'string',
-    default: ':8080',
-    help: 'Address of the Prometheus /metrics endpoint ("0" disables).',
+    default: '',
+    help: 'Address of the Prometheus /metrics endpoint (default :8443 when secure, :8080 when not; "0" disables).',
   },
+  'metrics-secure': {
+    type: 'boolean',
+    default: true,
+    help: 'Serve /metrics over HTTPS, each scrape checked with a TokenReview and a SubjectAccessReview (false: plain HTTP, for local runs).',
+  },
+  'metrics-cert-path': {
+    type: 'string',
+    default: '',
+    help: 'Directory of the metrics serving certificate, e.g. a mounted cert-manager Secret (default: self-signed at start).',
+  },
+  'metrics-cert-name': {
+    type: 'string',
+    default: 'tls.crt',
+    help: 'Certificate file in --metrics-cert-path.',
+  },
+  'metrics-cert-key': { type: 'string', default: 'tls.key', help: 'Key file in --metrics-cert-path.' },
   'health-probe-bind-address': {
     type: 'string',
     default: ':8081',
@@ -251,13 +275,31 @@ export function parseConfig(argv: string[], env: NodeJS.ProcessEnv = process.env
   return parsed === 'help' ? 'help' : parsed.config;
 }
 
+/** `--flag=false` as Go's flag package takes it: parseArgs knows only `--flag` and `--no-flag`. */
+function booleansWithValues(specs: FlagSpecs, argv: string[]): string[] {
+  return argv.map((arg) => {
+    const match = /^--([\w-]+)=(.*)$/.exec(arg);
+    if (!match?.[1] || specs[match[1]]?.type !== 'boolean') return arg;
+    const value = (match[2] ?? '').toLowerCase();
+    if (['true', '1', 'yes'].includes(value)) return `--${match[1]}`;
+    if (['false', '0', 'no'].includes(value)) return `--no-${match[1]}`;
+    throw new ConfigError(`--${match[1]}: "${match[2]}" must be true or false`);
+  });
+}
+
 function readFlags(specs: FlagSpecs, argv: string[], env: NodeJS.ProcessEnv): FlagReader {
   const options = Object.fromEntries(
     Object.entries(specs).map(([name, spec]) => [name, { type: spec.type }]),
   );
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args: booleansWithValues(specs, argv),
+      options,
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+    }).values;
   } catch (err) {
     throw new ConfigError(
       `${err instanceof Error ? err.message : String(err)}\nRun with --help to see the flags.`,
@@ -308,6 +350,10 @@ function managerConfig(flags: FlagReader<FlagName>, env: NodeJS.ProcessEnv): Man
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))
       throw new ConfigError(`--namespaces: "${ns}" is not a valid namespace name`);
   }
+  const metricsSecure = flags.boolean('metrics-secure');
+  if (!metricsSecure && get('metrics-cert-path')) {
+    throw new ConfigError('--metrics-cert-path needs --metrics-secure (plain HTTP serves no certificate)');
+  }
   return {
     kubeconfig: get('kubeconfig') || undefined,
     namespaces,
@@ -320,7 +366,16 @@ function managerConfig(flags: FlagReader<FlagName>, env: NodeJS.ProcessEnv): Man
       renewDeadlineMs,
       retryPeriodMs,
     },
-    metricsBindAddress: validAddress('metrics-bind-address', get('metrics-bind-address')),
+    metricsBindAddress: validAddress(
+      'metrics-bind-address',
+      get('metrics-bind-address') || (metricsSecure ? ':8443' : ':8080'),
+    ),
+    metrics: {
+      secure: metricsSecure,
+      certPath: get('metrics-cert-path') || undefined,
+      certName: get('metrics-cert-name'),
+      certKey: get('metrics-cert-key'),
+    },
     healthProbeBindAddress: validAddress('health-probe-bind-address', get('health-probe-bind-address')),
     qps,
     burst: qps > 0 ? Math.max(1, burstRaw || Math.ceil(qps * 1.5)) : 0,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 
 export type Check = () => { ok: boolean; detail?: string };
@@ -42,20 +42,43 @@ export function healthServer(checks: { healthz: Check; readyz: Check }): Server 
   });
 }
 
-export function metricsServer(registry: Registry): Server {
-  return createServer((req, res) => {
-    if ((req.url ?? '/').split('?')[0] !== '/metrics') {
+/** Decides whether a request may read the metrics: 200 lets it through. */
+export type ScrapeFilter = (request: {
+  authorization: string | undefined;
+  path: string;
+  verb: string;
+}) => Promise<{ status: 200 } | { status: 401 | 403 | 500; message: string }>;
+
+/** Serves the registry on /metrics, after `filter` when given. */
+export function metricsHandler(registry: Registry, filter?: ScrapeFilter): RequestListener {
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path !== '/metrics') {
       res.writeHead(404).end('not found\n');
       return;
     }
-    registry
-      .metrics()
-      .then((text) => {
+    const request = {
+      authorization: req.headers.authorization,
+      path,
+      verb: (req.method ?? 'GET').toLowerCase(),
+    };
+    (filter ? filter(request) : Promise.resolve({ status: 200 as const }))
+      .then(async (decision) => {
+        if (decision.status !== 200) {
+          res.writeHead(decision.status, { 'Content-Type': 'text/plain' }).end(`${decision.message}\n`);
+          return;
+        }
+        const text = await registry.metrics();
         res.writeHead(200, { 'Content-Type': registry.contentType });
         res.end(text);
       })
       .catch((err: unknown) => {
         res.writeHead(500).end(String(err));
       });
-  });
+  };
+}
+
+/** Plain HTTP /metrics, without authentication (--metrics-secure=false). */
+export function metricsServer(registry: Registry): Server {
+  return createServer(metricsHandler(registry));
 }

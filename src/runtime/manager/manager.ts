@@ -23,6 +23,8 @@ import type { ManagerConfig } from './config.ts';
 import { healthServer, listen, metricsServer } from './http-servers.ts';
 import { LeaderElector } from './leader-election.ts';
 import { memoryBudget, reportMemoryBudget } from './memory-budget.ts';
+import { apiAccessReviews, cachedAccessReviews } from './metrics/access-review.ts';
+import { secureMetricsServer } from './metrics/secure-server.ts';
 import { handoverReserveMs, ShutdownDeadline } from './shutdown-deadline.ts';
 
 /** What the program around the manager decides (controller-runtime's manager.Options). */
@@ -221,10 +223,22 @@ export class Manager implements ControllerHost {
       this.servers.push(server);
     }
     if (this.config.metricsBindAddress !== '0') {
-      const server = metricsServer(this.registry);
+      const { secure, certPath, certName, certKey } = this.config.metrics;
+      const server = secure
+        ? secureMetricsServer({
+            registry: this.registry,
+            reviews: cachedAccessReviews(apiAccessReviews(this.client)),
+            certFiles: certPath ? { dir: certPath, certName, keyName: certKey } : undefined,
+            log: this.log.child({ component: 'metrics' }),
+          })
+        : metricsServer(this.registry);
       this.ports.metrics = await listen(server, this.config.metricsBindAddress);
       this.servers.push(server);
     }
-    this.log.info('serving', { healthPort: this.ports.health, metricsPort: this.ports.metrics });
+    this.log.info('serving', {
+      healthPort: this.ports.health,
+      metricsPort: this.ports.metrics,
+      metricsSecure: this.config.metrics.secure,
+    });
   }
 }

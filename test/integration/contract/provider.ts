@@ -172,6 +172,7 @@ export async function startTestProviders(namespace: string, kinds: readonly Test
       info.kubeconfig,
       '--namespaces',
       namespace,
+      '--metrics-secure=false',
       '--metrics-bind-address',
       '127.0.0.1:0',
       '--health-probe-bind-address',

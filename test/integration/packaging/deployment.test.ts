@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { V1Container, V1Deployment, V1Pod, V1PodSpec, V1Service } from '@kubernetes/client-node';
+import type {
+  V1ClusterRoleBinding,
+  V1Container,
+  V1Deployment,
+  V1Pod,
+  V1PodSpec,
+  V1Service,
+} from '@kubernetes/client-node';
 import { OPERATOR_FLAGS, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { envName, FLAGS, parseCommandLine } from '../../../src/runtime/manager/config.ts';
 import { find, type Manifest } from '../../unit/packaging/manifests.ts';
@@ -67,15 +74,16 @@ describe('the rendered operator Deployment', () => {
     assert.equal(env().get(envName('leader-elect'))?.value, 'true');
   });
 
-  it('probes /healthz and /readyz on :8081', () => {
+  it('probes /healthz and /readyz on :8081, and serves /metrics over HTTPS on :8443', () => {
     const port = (name: unknown) => manager.ports?.find((p) => p.name === name)?.containerPort;
     assert.equal(manager.livenessProbe?.httpGet?.path, '/healthz');
     assert.equal(port(manager.livenessProbe?.httpGet?.port), 8081);
     assert.equal(manager.readinessProbe?.httpGet?.path, '/readyz');
     assert.equal(port(manager.readinessProbe?.httpGet?.port), 8081);
-    assert.equal(port('metrics'), 8080);
+    assert.equal(port('metrics'), 8443);
     assert.equal(env().get(envName('health-probe-bind-address'))?.value, ':8081');
-    assert.equal(env().get(envName('metrics-bind-address'))?.value, ':8080');
+    assert.equal(env().get(envName('metrics-bind-address'))?.value, ':8443');
+    assert.equal(env().get(envName('metrics-secure'))?.value, 'true');
   });
 
   it('sets resource requests and limits', () => {
@@ -114,6 +122,7 @@ describe('the rendered operator Deployment', () => {
         leaseNamespace: config.leaderElection.namespace,
         leaseName: config.leaderElection.id,
         metrics: config.metricsBindAddress,
+        metricsSecure: config.metrics.secure,
         health: config.healthProbeBindAddress,
         logLevel: config.logLevel,
         backupJobImage: operator.backupJobImage,
@@ -124,7 +133,8 @@ describe('the rendered operator Deployment', () => {
         leaderElection: true,
         leaseNamespace: 'basic-operator-system',
         leaseName: 'basic-operator.basicoperator.dev',
-        metrics: ':8080',
+        metrics: ':8443',
+        metricsSecure: true,
         health: ':8081',
         logLevel: 'info',
         backupJobImage: 'busybox:1.36',
@@ -159,7 +169,7 @@ describe('the rendered operator Deployment', () => {
     for (const [key, value] of Object.entries(selector)) assert.equal(podLabels[key], value, key);
     assert.deepEqual(selector, deployment.spec?.selector.matchLabels);
     assert.deepEqual(service.spec?.ports, [
-      { name: 'metrics', port: 8080, targetPort: 'metrics', protocol: 'TCP' },
+      { name: 'metrics', port: 8443, targetPort: 'metrics', protocol: 'TCP' },
     ]);
   });
 
@@ -167,16 +177,66 @@ describe('the rendered operator Deployment', () => {
     const pod = find<Manifest & V1Pod>(manifests, 'Pod', 'basic-operator-test-metrics');
     assert.equal(pod.metadata.annotations?.['helm.sh/hook'], 'test');
     assert.equal(pod.spec?.containers[0]?.image, 'busybox:1.36');
+    const command = pod.spec?.containers[0]?.command?.join(' ') ?? '';
     assert.match(
-      pod.spec?.containers[0]?.command?.join(' ') ?? '',
-      /wget .*http:\/\/basic-operator-metrics\.basic-operator-system\.svc:8080\/metrics/,
+      command,
+      /wget .*https:\/\/basic-operator-metrics\.basic-operator-system\.svc:8443\/metrics/,
     );
+    assert.match(
+      command,
+      /--header "Authorization: Bearer \$\(cat \/var\/run\/secrets\/kubernetes\.io\/serviceaccount\/token\)"/,
+    );
+    // It scrapes as a ServiceAccount of its own, bound (by a test hook too) to the metrics-reader role.
+    assert.equal(pod.spec?.serviceAccountName, 'basic-operator-test-metrics');
+    const binding = find<Manifest & V1ClusterRoleBinding>(
+      manifests,
+      'ClusterRoleBinding',
+      'basic-operator-test-metrics',
+    );
+    assert.equal(binding.metadata.annotations?.['helm.sh/hook'], 'test');
+    assert.equal(binding.roleRef.name, 'basic-operator-metrics-reader');
+    assert.deepEqual(binding.subjects, [
+      { kind: 'ServiceAccount', name: 'basic-operator-test-metrics', namespace: 'basic-operator-system' },
+    ]);
     assertRestricted(pod.spec, 'helm test Pod');
     const service = find<Manifest & V1Service>(manifests, 'Service', 'basic-operator-metrics');
     const selected = Object.entries(service.spec?.selector ?? {}).every(
       ([key, value]) => pod.metadata.labels?.[key] === value,
     );
     assert.ok(!selected, 'the metrics Service would send traffic to the test Pod');
+  });
+
+  it('serves plain HTTP on :8080 with metrics.secure=false, and its helm test Pod fetches it without a token', async () => {
+    const plain = await renderChart({ set: ['metrics.secure=false', 'metrics.service.port=8080'] });
+    const container = find<Manifest & V1Deployment>(plain, 'Deployment', 'basic-operator').spec?.template.spec
+      ?.containers[0];
+    const variables = new Map((container?.env ?? []).map((e) => [e.name, e.value]));
+    assert.equal(variables.get(envName('metrics-secure')), 'false');
+    assert.equal(variables.get(envName('metrics-bind-address')), ':8080');
+    assert.equal(container?.ports?.find((p) => p.name === 'metrics')?.containerPort, 8080);
+    const pod = find<Manifest & V1Pod>(plain, 'Pod', 'basic-operator-test-metrics');
+    assert.match(
+      pod.spec?.containers[0]?.command?.join(' ') ?? '',
+      /wget .*http:\/\/basic-operator-metrics\.basic-operator-system\.svc:8080\/metrics/,
+    );
+    assert.equal(pod.spec?.automountServiceAccountToken, false);
+    assert.ok(
+      !plain.some(
+        (m) => m.metadata.name === 'basic-operator-test-metrics' && m.kind === 'ClusterRoleBinding',
+      ),
+    );
+  });
+
+  it('mounts a certificate Secret and points the operator at it', async () => {
+    const rendered = await renderChart({ set: ['metrics.certSecret=operator-metrics-cert'] });
+    const spec = find<Manifest & V1Deployment>(rendered, 'Deployment', 'basic-operator').spec?.template.spec;
+    const container = spec?.containers[0];
+    const certPath = container?.env?.find((e) => e.name === envName('metrics-cert-path'))?.value;
+    assert.equal(certPath, '/etc/basic-operator/metrics-certs');
+    const mount = container?.volumeMounts?.find((m) => m.mountPath === certPath);
+    assert.equal(mount?.readOnly, true);
+    const volume = spec?.volumes?.find((v) => v.name === mount?.name);
+    assert.equal(volume?.secret?.secretName, 'operator-metrics-cert');
   });
 
   it('lets the test image be changed', async () => {

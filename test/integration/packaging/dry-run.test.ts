@@ -53,6 +53,11 @@ describe('install manifests against the API server', () => {
       'pod-security.kubernetes.io/enforce': 'restricted',
       'pod-security.kubernetes.io/warn': 'restricted',
     });
+    // helm test creates the test Pod's ServiceAccount (a hook of lower weight) before the Pod; a dry
+    // run persists nothing, so the ServiceAccount admission plugin needs it to exist already.
+    await client.request('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'basic-operator-test-metrics' } },
+    });
   });
   after(async () => {
     rmSync(tmp, { recursive: true, force: true });

@@ -111,16 +111,31 @@ describe('the chart accepts and applies good values', () => {
     );
   });
 
-  it('grants the manager roles only in the watched namespaces when there are some (CRD reading cluster-wide)', async () => {
+  it('grants the manager roles only in the watched namespaces when there are some (CRDs and metrics reviews cluster-wide)', async () => {
     const manifests = await renderChart({ set: ['watchNamespaces={team-a,team-b}'] });
-    // CustomResourceDefinitions are cluster-scoped: reading them is the one cluster-wide grant.
-    const clusterBindings = manifests.filter((m) => m.kind === 'ClusterRoleBinding');
+    // CustomResourceDefinitions, TokenReviews and SubjectAccessReviews are cluster-scoped: reading
+    // the first and creating the others are the cluster-wide grants (the helm test hook aside).
+    const clusterBindings = manifests.filter(
+      (m) => m.kind === 'ClusterRoleBinding' && m.metadata.annotations?.['helm.sh/hook'] !== 'test',
+    );
     assert.deepEqual(
       clusterBindings.map(
         (b) => `${b.metadata.name} -> ${(b as Manifest & V1ClusterRoleBinding).roleRef.name}`,
       ),
-      ['basic-operator-crd-reader -> basic-operator-crd-reader'],
+      [
+        'basic-operator-crd-reader -> basic-operator-crd-reader',
+        'basic-operator-metrics-auth -> basic-operator-metrics-auth',
+      ],
     );
+    const metricsAuth = find<Manifest & V1ClusterRole>(
+      manifests,
+      'ClusterRole',
+      'basic-operator-metrics-auth',
+    );
+    assert.deepEqual(metricsAuth.rules, [
+      { apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] },
+      { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] },
+    ]);
     const reader = find<Manifest & V1ClusterRole>(manifests, 'ClusterRole', 'basic-operator-crd-reader');
     assert.deepEqual(reader.rules, [
       {
@@ -179,7 +194,17 @@ describe('the chart accepts and applies good values', () => {
         },
       },
       namespaceSelector: { matchNames: ['basic-operator-system'] },
-      endpoints: [{ port: 'metrics', path: '/metrics', interval: '30s', scrapeTimeout: '10s' }],
+      endpoints: [
+        {
+          port: 'metrics',
+          path: '/metrics',
+          interval: '30s',
+          scrapeTimeout: '10s',
+          scheme: 'https',
+          bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          tlsConfig: { insecureSkipVerify: true },
+        },
+      ],
     });
     const pdb = find(manifests, 'PodDisruptionBudget', 'basic-operator');
     assert.deepEqual(pdb.spec, {
@@ -194,9 +219,66 @@ describe('the chart accepts and applies good values', () => {
     });
   });
 
-  it('leaves the ServiceMonitor and PodDisruptionBudget out by default', async () => {
+  it("verifies the metrics certificate against the Secret's CA when one is given", async () => {
+    const manifests = await renderChart({
+      set: ['serviceMonitor.enabled=true', 'metrics.certSecret=operator-metrics-cert'],
+    });
+    const monitor = find(manifests, 'ServiceMonitor', 'basic-operator') as Manifest & {
+      spec: { endpoints: Array<{ tlsConfig?: unknown }> };
+    };
+    assert.deepEqual(monitor.spec.endpoints[0]?.tlsConfig, {
+      serverName: 'basic-operator-metrics.basic-operator-system.svc',
+      ca: { secret: { name: 'operator-metrics-cert', key: 'ca.crt' } },
+    });
+  });
+
+  it('scrapes plain HTTP without a token when metrics.secure=false', async () => {
+    const manifests = await renderChart({ set: ['serviceMonitor.enabled=true', 'metrics.secure=false'] });
+    const monitor = find(manifests, 'ServiceMonitor', 'basic-operator') as Manifest & {
+      spec: { endpoints: unknown[] };
+    };
+    assert.deepEqual(monitor.spec.endpoints, [
+      { port: 'metrics', path: '/metrics', interval: '30s', scrapeTimeout: '10s' },
+    ]);
+  });
+
+  it('lets only labelled namespaces (and the helm test Pod) reach the metrics port with metrics.networkPolicy', async () => {
+    const manifests = await renderChart({
+      set: ['metrics.networkPolicy.enabled=true', 'metrics.networkPolicy.namespaceLabels.team=monitoring'],
+    });
+    const policy = find(manifests, 'NetworkPolicy', 'basic-operator-allow-metrics');
+    assert.deepEqual(policy.spec, {
+      podSelector: {
+        matchLabels: {
+          'app.kubernetes.io/name': 'basic-operator',
+          'app.kubernetes.io/instance': 'basic-operator',
+          'app.kubernetes.io/component': 'controller-manager',
+        },
+      },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            { namespaceSelector: { matchLabels: { metrics: 'enabled', team: 'monitoring' } } },
+            {
+              podSelector: {
+                matchLabels: {
+                  'app.kubernetes.io/instance': 'basic-operator',
+                  'app.kubernetes.io/component': 'test',
+                },
+              },
+            },
+          ],
+          ports: [{ port: 'metrics', protocol: 'TCP' }],
+        },
+      ],
+    });
+  });
+
+  it('leaves the ServiceMonitor, NetworkPolicy and PodDisruptionBudget out by default', async () => {
     const kinds = new Set((await renderChart()).map((m) => m.kind));
     assert.ok(!kinds.has('ServiceMonitor'));
+    assert.ok(!kinds.has('NetworkPolicy'));
     assert.ok(!kinds.has('PodDisruptionBudget'));
   });
 });

@@ -96,3 +96,55 @@ describe("parseCommandLine with the program's own flags", () => {
     );
   });
 });
+
+describe('the metrics flags', () => {
+  const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    const parsed = parseConfig(argv, env);
+    if (parsed === 'help') throw new Error('unexpected help');
+    return parsed;
+  };
+
+  it('serve HTTPS on :8443 by default, with a self-signed certificate', () => {
+    const c = config([]);
+    assert.equal(c.metricsBindAddress, ':8443');
+    assert.deepEqual(c.metrics, {
+      secure: true,
+      certPath: undefined,
+      certName: 'tls.crt',
+      certKey: 'tls.key',
+    });
+  });
+
+  it('serve plain HTTP on :8080 with --metrics-secure=false, --no-metrics-secure or the environment', () => {
+    for (const [argv, env] of [
+      [['--metrics-secure=false'], {}],
+      [['--no-metrics-secure'], {}],
+      [[], { BASIC_OPERATOR_METRICS_SECURE: 'false' }],
+    ] as const) {
+      const c = config([...argv], env);
+      assert.equal(c.metrics.secure, false);
+      assert.equal(c.metricsBindAddress, ':8080');
+    }
+    assert.equal(
+      config(['--metrics-secure=false', '--metrics-bind-address', ':9090']).metricsBindAddress,
+      ':9090',
+    );
+  });
+
+  it('take a certificate directory, and refuse one without TLS', () => {
+    assert.equal(config(['--metrics-cert-path', '/certs']).metrics.certPath, '/certs');
+    assert.throws(
+      () => config(['--metrics-secure=false', '--metrics-cert-path', '/certs']),
+      /--metrics-cert-path needs --metrics-secure/,
+    );
+  });
+
+  it('read --flag=true and --flag=false for every boolean flag, and refuse other values', () => {
+    assert.equal(config(['--exit-on-lost-lease=false']).exitOnLostLease, false);
+    assert.equal(config(['--leader-elect=true']).leaderElection.enabled, true);
+    assert.throws(
+      () => config(['--metrics-secure=maybe']),
+      /--metrics-secure: "maybe" must be true or false/,
+    );
+  });
+});

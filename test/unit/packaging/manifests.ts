@@ -81,4 +81,5 @@ export const RBAC_ROLES: ReadonlyArray<{ kind: 'ClusterRole' | 'Role'; name: str
   { kind: 'Role', name: 'basic-operator-leader-election', file: 'leader_election_role.yaml' },
   { kind: 'ClusterRole', name: 'basic-operator-edit', file: 'aggregate_roles.yaml' },
   { kind: 'ClusterRole', name: 'basic-operator-view', file: 'aggregate_roles.yaml' },
+  { kind: 'ClusterRole', name: 'basic-operator-metrics-reader', file: 'metrics_reader_role.yaml' },
 ];

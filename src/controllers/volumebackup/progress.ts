@@ -2,7 +2,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { VolumeBackup, VolumeBackupPhase, VolumeBackupStatus } from '../../apis/index.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
-import { type ConditionInput, rfc3339, setCondition } from '../../runtime/write/conditions.ts';
+import { type ConditionInput, rfc3339, setCondition, setStalled } from '../../runtime/write/conditions.ts';
 import { ATTEMPT_LABEL, backupClaimName, VOLUME_LABEL } from './names.ts';
 
 export const READY = 'Ready';
@@ -181,7 +181,10 @@ export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, no
   const skippedNow = facts.skipped && phase !== 'Completed';
   let conditions = current?.conditions;
   if (!isTerminal(current?.phase)) {
-    conditions = setCondition(conditions, readyCondition(phase, facts, skippedNow), now);
+    const ready = readyCondition(phase, facts, skippedNow);
+    conditions = setCondition(conditions, ready, now);
+    // Failed is final (attempts or deadline used up, or abandoned): kstatus's Stalled, Ready's reason.
+    conditions = setStalled(conditions, phase === 'Failed' ? ready : undefined, facts.generation, now);
   }
   if (skippedNow) {
     conditions = setCondition(
@@ -207,6 +210,7 @@ export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, no
       backupClaimName: backupClaimName(backup, v.name),
     })),
     attempts: Math.max(current?.attempts ?? 0, facts.jobCount),
+    ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
     conditions: conditions ?? [],
   };
 }

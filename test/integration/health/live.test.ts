@@ -34,7 +34,7 @@ import {
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
-import { machine, prepareCluster, releaseMachines } from '../machine/helpers.ts';
+import { createQuota, machine, prepareCluster, releaseMachines } from '../machine/helpers.ts';
 
 const RECORD = process.env.RECORD_HEALTH_FIXTURES === '1';
 const NOWHERE = 'no-such-class';
@@ -300,7 +300,44 @@ describe('health of live objects: kstatus and Argo CD', () => {
     );
     assert.equal(deadline.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'DeadlineExceeded');
 
+    // A backup of a claim that does not exist: failed for good (BackupFailed), nothing to retry.
+    await client.create<VolumeBackup>(VOLUME_BACKUP, {
+      apiVersion: VOLUME_BACKUP.apiVersion,
+      kind: VOLUME_BACKUP.kind,
+      metadata: { name: 'orphan', namespace: ns },
+      spec: {
+        machineName: 'gone',
+        machineUID: 'gone-uid',
+        volumes: [{ name: 'data', claimName: 'gone-data' }],
+      },
+    });
+    const failed = await expectHealth(
+      'volumebackup-failed',
+      'its source claim does not exist (BackupFailed)',
+      get<VolumeBackup>(VOLUME_BACKUP, 'orphan'),
+      'Failed',
+      'Degraded',
+    );
+    assert.equal(failed.status?.conditions?.find((c) => c.type === 'Stalled')?.reason, 'BackupFailed');
+
     await client.delete(MACHINE, ns, 'vm');
     await expectHealth('volumebackup-completed', 'every volume copied', backupOf('vm'), 'Current', 'Healthy');
+  });
+
+  // Last: the quota holds the namespace's pods at what runs now.
+  it('a BasicReplicaSet whose pod creates a ResourceQuota refuses: kstatus InProgress (retried), Argo CD Degraded', async () => {
+    await createQuota(client, ns, 'no-more-pods', { pods: '0' });
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'crowd', { replicas: 1 }));
+    await expectHealth(
+      'basicreplicaset-replica-failure',
+      'pod creates refused by a ResourceQuota (ReplicaFailure, FailedCreate)',
+      async () => {
+        const set = await newestSet('crowd')();
+        const failure = set?.status?.conditions?.find((c) => c.type === 'ReplicaFailure');
+        return failure?.status === 'True' ? set : undefined;
+      },
+      'InProgress',
+      'Degraded',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import type { BasicDeployment, BasicDeploymentStatus, BasicReplicaSet, Condition } from '../../apis/index.ts';
 import { selectorToString } from '../../runtime/labels.ts';
-import { findCondition, removeCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, removeCondition, setCondition, setStalled } from '../../runtime/write/conditions.ts';
 import { minAvailable } from './logic/fenceposts.ts';
 import {
   type DeploymentStatusCounts,
@@ -54,6 +54,19 @@ function replicaFailure(facts: RolloutFacts): Condition | undefined {
     if (c) return c;
   }
   return undefined;
+}
+
+/** Progressing=False for a reason only a change of spec ends: kstatus's Stalled, so waiters fail fast. */
+function stalled(conditions: readonly Condition[]): { reason: string; message: string } | undefined {
+  const progressing = findCondition(conditions, 'Progressing');
+  if (progressing?.status !== 'False') return undefined;
+  if (
+    progressing.reason !== ProgressReason.ProgressDeadlineExceeded &&
+    progressing.reason !== 'InvalidSpec'
+  ) {
+    return undefined;
+  }
+  return { reason: progressing.reason, message: progressing.message };
 }
 
 /**
@@ -181,6 +194,8 @@ export function computeStatus(d: BasicDeployment, facts: RolloutFacts, now: numb
         at,
       )
     : removeCondition(conditions, 'ReplicaFailure');
+
+  conditions = setStalled(conditions, stalled(conditions), generation, at);
 
   conditions = setCondition(
     conditions,

@@ -8,12 +8,18 @@ import type {
   MachinePhase,
   MachineStatus,
 } from '../../apis/index.ts';
-import { type ConditionInput, isValidConditionReason, setCondition } from '../../runtime/write/conditions.ts';
+import {
+  type ConditionInput,
+  isValidConditionReason,
+  STALLED,
+  setCondition,
+  setStalled,
+} from '../../runtime/write/conditions.ts';
 import { WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
 
 export const READY = 'Ready';
 export const INFRASTRUCTURE_READY = 'InfrastructureReady';
-export const MACHINE_CONDITION_TYPES: readonly string[] = [INFRASTRUCTURE_READY, READY];
+export const MACHINE_CONDITION_TYPES: readonly string[] = [INFRASTRUCTURE_READY, READY, STALLED];
 
 /** Reasons of InfrastructureReady for a provider object the controller cannot use as it is. */
 export type ProblemReason =
@@ -157,10 +163,14 @@ export function computeMachineStatus(
     now,
   );
   conditions = setCondition(conditions, withGeneration(ready, READY), now);
+  const phase = machinePhase(obs);
+  // Phase Failed waits for a person (a provider's terminal failure, a reference the controller may
+  // not follow): kstatus's Stalled, with InfrastructureReady's reason.
+  conditions = setStalled(conditions, phase === 'Failed' ? infrastructure : undefined, obs.generation, now);
   const view = obs.infrastructure.kind === 'provider' ? obs.infrastructure.view : undefined;
   const volumes = view ? view.volumes : current?.volumes;
   return {
-    phase: machinePhase(obs),
+    phase,
     ready: ready.status === 'True',
     ...(obs.ref ? { infrastructureRef: { ...obs.ref } } : {}),
     ...(view?.providerID !== undefined ? { providerID: view.providerID } : {}),

@@ -8,12 +8,12 @@ import type {
   MachineVolumeStatus,
   PodMachineStatus,
 } from '../../apis/index.ts';
-import { type ConditionInput, setCondition } from '../../runtime/write/conditions.ts';
+import { type ConditionInput, STALLED, setCondition, setStalled } from '../../runtime/write/conditions.ts';
 import type { RestoreState } from './restore.ts';
 
 export const READY = 'Ready';
 export const VOLUMES_READY = 'VolumesReady';
-const CONDITION_TYPES: readonly string[] = [READY, VOLUMES_READY];
+const CONDITION_TYPES: readonly string[] = [READY, VOLUMES_READY, STALLED];
 
 export interface VolumeObservation {
   name: string;
@@ -224,6 +224,8 @@ export function computePodMachineStatus(
   });
   let conditions = setCondition(current?.conditions, withGeneration(volumesReady, VOLUMES_READY), now);
   conditions = setCondition(conditions, withGeneration(ready, READY), now);
+  // The contract's failureReason is terminal: kstatus's Stalled says so to kubectl wait and Flux.
+  conditions = setStalled(conditions, failure, obs.generation, now);
   const volumes: MachineVolumeStatus[] = obs.volumes.map((v) => ({
     name: v.name,
     claimName: v.claimName,

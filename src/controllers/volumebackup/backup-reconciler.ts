@@ -27,6 +27,7 @@ import {
   isTerminal,
   READY,
   type RetryPolicy,
+  stalledAfterTheFact,
   type VolumeProgress,
   volumeProgress,
 } from './progress.ts';
@@ -88,7 +89,15 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     await this.releaseFinishedJobPods(jobs, ctx);
     if (backup.status?.phase === 'Completed') return undefined;
     const skipped = this.machineSkipsBackup(backup);
-    if (backup.status?.phase === 'Failed' && !skipped) return undefined;
+    if (backup.status?.phase === 'Failed' && !skipped) {
+      const stalled = stalledAfterTheFact(
+        backup.status,
+        backup.metadata.generation,
+        this.deps.now?.() ?? new Date(),
+      );
+      if (stalled) ctx.status.write(cached, stalled);
+      return undefined;
+    }
 
     const now = this.deps.now?.() ?? new Date();
     const deadline = deadlineAt(backup, this.deps.deadlineMs, now.getTime());

@@ -2,7 +2,14 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { VolumeBackup, VolumeBackupPhase, VolumeBackupStatus } from '../../apis/index.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
-import { type ConditionInput, rfc3339, setCondition } from '../../runtime/write/conditions.ts';
+import {
+  type ConditionInput,
+  findCondition,
+  rfc3339,
+  STALLED,
+  setCondition,
+  setStalled,
+} from '../../runtime/write/conditions.ts';
 import { ATTEMPT_LABEL, backupClaimName, VOLUME_LABEL } from './names.ts';
 
 export const READY = 'Ready';
@@ -181,7 +188,10 @@ export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, no
   const skippedNow = facts.skipped && phase !== 'Completed';
   let conditions = current?.conditions;
   if (!isTerminal(current?.phase)) {
-    conditions = setCondition(conditions, readyCondition(phase, facts, skippedNow), now);
+    const ready = readyCondition(phase, facts, skippedNow);
+    conditions = setCondition(conditions, ready, now);
+    // Failed is final (attempts or deadline used up, or abandoned): kstatus's Stalled, Ready's reason.
+    conditions = setStalled(conditions, phase === 'Failed' ? ready : undefined, facts.generation, now);
   }
   if (skippedNow) {
     conditions = setCondition(
@@ -207,6 +217,31 @@ export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, no
       backupClaimName: backupClaimName(backup, v.name),
     })),
     attempts: Math.max(current?.attempts ?? 0, facts.jobCount),
+    ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
     conditions: conditions ?? [],
+  };
+}
+
+/**
+ * A backup that became Failed before the controller set Stalled (an older version): the same status
+ * with Stalled taken from its Ready condition and observedGeneration, so kstatus reads it as Failed.
+ * Undefined when there is nothing to add.
+ */
+export function stalledAfterTheFact(
+  status: VolumeBackupStatus | undefined,
+  generation: number | undefined,
+  now: Date,
+): VolumeBackupStatus | undefined {
+  if (status?.phase !== 'Failed' || findCondition(status.conditions, STALLED)) return undefined;
+  const ready = findCondition(status.conditions, READY);
+  return {
+    ...status,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions: setStalled(
+      status.conditions,
+      { reason: ready?.reason ?? 'BackupFailed', message: ready?.message || 'the backup failed' },
+      generation,
+      now,
+    ),
   };
 }

@@ -132,3 +132,30 @@ function buildCondition(input: ConditionInput, lastTransitionTime: string): Cond
   if (input.observedGeneration !== undefined) condition.observedGeneration = input.observedGeneration;
   return condition;
 }
+
+/**
+ * kstatus's abnormal-true condition for a terminal failure: `Stalled=True` makes kstatus (kubectl
+ * wait, Helm --wait, Flux) report Failed at once instead of waiting out a timeout. Present only
+ * while stalled: `failure` undefined removes it.
+ */
+export const STALLED = 'Stalled';
+
+export function setStalled(
+  conditions: readonly Condition[] | undefined,
+  failure: { reason: string; message: string } | undefined,
+  observedGeneration: number | undefined,
+  now: Date,
+): Condition[] {
+  if (!failure) return removeCondition(conditions, STALLED);
+  return setCondition(
+    conditions,
+    {
+      type: STALLED,
+      status: 'True',
+      reason: failure.reason,
+      message: failure.message.slice(0, MESSAGE_MAX_LENGTH),
+      ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+    },
+    now,
+  );
+}

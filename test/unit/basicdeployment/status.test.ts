@@ -297,3 +297,74 @@ describe('computeStatus', () => {
     assert.equal(condition(status.conditions, 'Progressing'), undefined);
   });
 });
+
+describe('kstatus Stalled', () => {
+  const stuck = () => {
+    const newSet = set('new', 3, { availableReplicas: 0, readyReplicas: 0 });
+    return { newSet, allSets: [newSet], createdNewSet: false };
+  };
+  const progressing: Condition = {
+    type: 'Progressing',
+    status: 'True',
+    reason: 'ReplicaSetUpdated',
+    message: 'BasicReplicaSet "new" is progressing.',
+    lastTransitionTime: '2026-01-01T00:00:00Z',
+    observedGeneration: 2,
+  };
+  const stuckStatus = (conditions: Condition[]): BasicDeployment['status'] => ({
+    replicas: 3,
+    updatedReplicas: 3,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    lastProgressTime: '2026-01-01T00:00:00Z',
+    conditions,
+  });
+
+  it('is set with ProgressDeadlineExceeded once the rollout is past its deadline', () => {
+    const d = deployment({ progressDeadlineSeconds: 300 }, stuckStatus([progressing]));
+    const status = computeStatus(d, stuck(), NOW);
+    assert.deepEqual(condition(status.conditions, 'Stalled'), {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'ProgressDeadlineExceeded',
+      message: 'BasicReplicaSet "new" has timed out progressing.',
+      observedGeneration: 2,
+      lastTransitionTime: '2026-01-01T00:10:00Z',
+    });
+    assert.equal(condition(status.conditions, 'Ready')?.status, 'False');
+  });
+
+  it('is absent while the rollout is within its deadline, and when it completes', () => {
+    const d = deployment({ progressDeadlineSeconds: 3600 }, stuckStatus([progressing]));
+    assert.equal(condition(computeStatus(d, stuck(), NOW).conditions, 'Stalled'), undefined);
+    const newSet = set('new', 3);
+    const done = computeStatus(d, { newSet, allSets: [newSet], createdNewSet: false }, NOW);
+    assert.equal(condition(done.conditions, 'Stalled'), undefined);
+  });
+
+  it('is removed when a new template starts a new rollout', () => {
+    const stalled = computeStatus(
+      deployment({ progressDeadlineSeconds: 300 }, stuckStatus([progressing])),
+      stuck(),
+      NOW,
+    );
+    const newSet = set('newer', 3, { replicas: 0, availableReplicas: 0, readyReplicas: 0 });
+    const next = computeStatus(
+      deployment({ progressDeadlineSeconds: 300 }, stalled),
+      { newSet, allSets: [newSet, ...stuck().allSets], createdNewSet: true },
+      NOW,
+    );
+    assert.equal(condition(next.conditions, 'Progressing')?.reason, 'NewReplicaSetCreated');
+    assert.equal(condition(next.conditions, 'Stalled'), undefined);
+  });
+
+  it('is set with InvalidSpec for a spec the controller cannot roll out', () => {
+    const status = computeStatus(
+      deployment(),
+      { ...stuck(), invalid: 'selector does not match template labels' },
+      NOW,
+    );
+    assert.equal(condition(status.conditions, 'Stalled')?.reason, 'InvalidSpec');
+    assert.equal(condition(status.conditions, 'Stalled')?.message, 'selector does not match template labels');
+  });
+});

@@ -221,3 +221,59 @@ describe('computeMachineStatus', () => {
     assert.equal(condition(stopped, 'Ready')?.reason, 'Stopped');
   });
 });
+
+describe('kstatus Stalled', () => {
+  it("is set with InfrastructureReady's reason while the Machine is Failed", () => {
+    const failed = computeMachineStatus(
+      undefined,
+      obs(provider({ failure: { reason: 'PodFailed', message: 'pod web has failed' } })),
+      NOW,
+    );
+    assert.deepEqual(condition(failed, 'Stalled'), {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'InfrastructureFailed',
+      message: 'CloudMachine vm-1 failed: PodFailed: pod web has failed',
+      observedGeneration: 4,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+    const forbidden = computeMachineStatus(
+      undefined,
+      obs({ kind: 'problem', reason: 'ContractNotDeclared', message: 'no contract label' }),
+      NOW,
+    );
+    assert.equal(condition(forbidden, 'Stalled')?.reason, 'ContractNotDeclared');
+  });
+
+  it('is absent while provisioning, waiting or running, and dropped once the failure is gone', () => {
+    for (const infrastructure of [
+      provider({}),
+      provider({ ready: true }),
+      { kind: 'blocked', message: 'm' } as const,
+      { kind: 'problem', reason: 'InfrastructureNotFound', message: 'm' } as const,
+    ]) {
+      assert.equal(
+        condition(computeMachineStatus(undefined, obs(infrastructure), NOW), 'Stalled'),
+        undefined,
+      );
+    }
+    const failed = computeMachineStatus(
+      undefined,
+      obs(provider({ failure: { reason: 'PodFailed', message: 'm' } })),
+      NOW,
+    );
+    const recovered = computeMachineStatus(failed, obs(provider({ ready: true })), NOW);
+    assert.equal(condition(recovered, 'Stalled'), undefined);
+  });
+
+  it('is absent while the Machine is being deleted (kstatus reads the deletion first)', () => {
+    const status = computeMachineStatus(
+      undefined,
+      obs(provider({ failure: { reason: 'PodFailed', message: 'm' } }), {
+        deleting: { stopped: false, message: 'm' },
+      }),
+      NOW,
+    );
+    assert.equal(condition(status, 'Stalled'), undefined);
+  });
+});

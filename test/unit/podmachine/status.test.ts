@@ -269,3 +269,31 @@ describe('computePodMachineStatus: the contract fields', () => {
     );
   });
 });
+
+describe('kstatus Stalled', () => {
+  const stalled = (o: PodMachineObservations, current?: Parameters<typeof computePodMachineStatus>[0]) =>
+    computePodMachineStatus(current, o, NOW).conditions?.find((c) => c.type === 'Stalled');
+
+  it('mirrors failureReason and failureMessage for a terminal failure', () => {
+    const o = obs({ pod: { ...runningPod, phase: 'Failed', ready: false, failure: 'Evicted' } });
+    const status = computePodMachineStatus(undefined, o, NOW);
+    assert.deepEqual(stalled(o), {
+      type: 'Stalled',
+      status: 'True',
+      reason: status.failureReason,
+      message: status.failureMessage,
+      observedGeneration: 1,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it('is absent for transient states and a stop request, and dropped once the failure is gone', () => {
+    assert.equal(stalled(obs()), undefined);
+    assert.equal(stalled(obs({ pod: noPod })), undefined);
+    assert.equal(stalled(obs({ pod: { ...noPod, refused: 'exceeded quota' } })), undefined);
+    const failedPod = { ...runningPod, phase: 'Failed', ready: false };
+    assert.equal(stalled(obs({ stopRequested: true, pod: failedPod })), undefined);
+    const failed = computePodMachineStatus(undefined, obs({ pod: failedPod }), NOW);
+    assert.equal(stalled(obs(), failed), undefined);
+  });
+});

@@ -458,3 +458,52 @@ describe('VolumeBackupReconciler', () => {
     assert.equal(ready(h)?.reason, 'BackupSkipped');
   });
 });
+
+describe('a backup that failed before the controller set Stalled', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['Date'], now: NOW }));
+  afterEach(() => mock.timers.reset());
+
+  const failedEarlier = () =>
+    backup({
+      phase: 'Failed',
+      startTime: new Date(NOW - HOUR).toISOString(),
+      completionTime: new Date(NOW - MINUTE).toISOString(),
+      attempts: 3,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'BackupFailed',
+          message: 'volume data: 3 of 3 copy attempts failed',
+          lastTransitionTime: '2026-01-01T11:59:00Z',
+        },
+      ],
+    });
+
+  it('gets Stalled from its Ready condition once, and nothing else changes', async () => {
+    const h = await setup(failedEarlier());
+    assert.equal(await h.reconcile(NAME), undefined);
+    const status = h.status.last(NAME);
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(status?.attempts, 3);
+    assert.deepEqual(findCondition(status?.conditions, 'Stalled'), {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'BackupFailed',
+      message: 'volume data: 3 of 3 copy attempts failed',
+      observedGeneration: 1,
+      lastTransitionTime: '2026-01-01T12:00:00Z',
+    });
+    assert.ok(!h.client.writeSummary().some((w) => w.startsWith('create')), 'starts no copy');
+    assert.deepEqual(h.eventSummary(), []);
+  });
+
+  it('a Failed backup that has Stalled is left alone', async () => {
+    const h = await setup(failedEarlier());
+    await h.reconcile(NAME);
+    assert.equal(h.status.written.length, 1);
+    const again = await setup({ ...failedEarlier(), status: h.status.last(NAME) });
+    await again.reconcile(NAME);
+    assert.equal(again.status.written.length, 0);
+  });
+});

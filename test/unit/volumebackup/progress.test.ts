@@ -214,6 +214,50 @@ describe('computeBackupStatus', () => {
     assert.equal(status.conditions?.[0]?.message, 'volume data: 3 of 3 copy attempts failed');
   });
 
+  it("reports observedGeneration, and Stalled with Ready's reason once Failed", () => {
+    const stalled = (status: ReturnType<typeof computeBackupStatus>) =>
+      status.conditions?.find((c) => c.type === 'Stalled');
+    const running = computeBackupStatus(
+      backup(),
+      facts({ jobCount: 1, progress: [{ volume: 'data', state: 'copying', attempt: 1, job: 'j' }] }),
+      NOW,
+    );
+    assert.equal(running.observedGeneration, 1);
+    assert.equal(stalled(running), undefined);
+    const attemptsUsedUp = computeBackupStatus(
+      backup(),
+      facts({
+        jobCount: 3,
+        progress: [{ volume: 'data', state: 'failed', message: 'volume data: 3 of 3 copy attempts failed' }],
+      }),
+      NOW,
+    );
+    assert.deepEqual(stalled(attemptsUsedUp), {
+      type: 'Stalled',
+      status: 'True',
+      reason: 'BackupFailed',
+      message: 'volume data: 3 of 3 copy attempts failed',
+      observedGeneration: 1,
+      lastTransitionTime: '2025-01-01T00:05:00Z',
+    });
+    const outOfTime = computeBackupStatus(
+      backup(),
+      facts({
+        jobCount: 1,
+        deadlineExceeded: 'not done after 1h',
+        progress: [{ volume: 'data', state: 'copying', attempt: 1, job: 'j' }],
+      }),
+      NOW,
+    );
+    assert.equal(stalled(outOfTime)?.reason, 'DeadlineExceeded');
+    const completed = computeBackupStatus(
+      backup(),
+      facts({ progress: [{ volume: 'data', state: 'copied' }] }),
+      NOW,
+    );
+    assert.equal(stalled(completed), undefined);
+  });
+
   it('never reopens Completed or Failed, and never lowers attempts', () => {
     const done = backup({
       phase: 'Completed',

@@ -48,6 +48,7 @@ export interface VolumeBackupStatus {
   completionTime?: string;
   volumes?: BackedUpVolume[];
   attempts?: number;
+  observedGeneration?: number;
   conditions?: Condition[];
 }
 

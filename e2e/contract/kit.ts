@@ -463,8 +463,15 @@ async function staysStopped(run: Run, claimNames: Set<string>): Promise<CheckRes
     : pass('stays-stopped', `stopped held for ${seconds(run.settleMs)}`);
 }
 
+/**
+ * A foreground deletion of a kind kube-controller-manager's garbage collector has not seen yet waits
+ * for its discovery resync (every 30 s), so the kit gives a delete at least this long.
+ */
+const MIN_DELETE_WAIT_MS = 60_000;
+
 /** Deleted as the Machine controller deletes it (foreground), the object must be gone in time. */
 async function deleted(run: Run): Promise<CheckResult> {
+  const waitMs = Math.max(run.timeoutMs, MIN_DELETE_WAIT_MS);
   try {
     await run.client.delete(run.type, run.namespace, run.name, { propagationPolicy: 'Foreground' });
   } catch (err) {
@@ -475,21 +482,21 @@ async function deleted(run: Run): Promise<CheckResult> {
         : `could not delete the object: ${errorMessage(err)}`,
     );
   }
-  run.progress(`waiting up to ${seconds(run.timeoutMs)} for ${what(run)} to be gone`);
+  run.progress(`waiting up to ${seconds(waitMs)} for ${what(run)} to be gone`);
   const followed = await followObject(
     run.client,
     run.type,
     run.namespace,
     run.name,
     (obj) => (obj ? undefined : true),
-    run.timeoutMs,
+    waitMs,
   );
   if (!('timedOut' in followed))
     return pass('deleted', `gone ${seconds(followed.elapsedMs)} after the delete`);
   const finalizers = followed.last?.metadata?.finalizers ?? [];
   return fail(
     'deleted',
-    `still there ${seconds(run.timeoutMs)} (--timeout) after a foreground delete; finalizers: ${finalizers.join(', ') || 'none'}`,
+    `still there ${seconds(waitMs)} (--timeout, at least ${seconds(MIN_DELETE_WAIT_MS)}) after a foreground delete; finalizers: ${finalizers.join(', ') || 'none'}`,
   );
 }
 

@@ -342,7 +342,7 @@ export function kindImageValues(cluster: ClusterInfo): Record<string, unknown> {
   const workload = cluster.images?.workload;
   return {
     image: { repository: KIND_REPOSITORY, tag: KIND_TAG, pullPolicy: 'IfNotPresent' },
-    ...(workload ? { backup: { jobImage: workload }, test: { image: workload } } : {}),
+    ...(workload ? { backup: { jobImage: workload } } : {}),
   };
 }
 

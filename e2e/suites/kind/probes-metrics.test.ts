@@ -93,20 +93,41 @@ describe('probes, in-cluster metrics and helm test (kind)', { skip: KIND_ONLY },
       // As Prometheus scrapes: a ServiceAccount bound to the chart's metrics-reader ClusterRole, its
       // token as the bearer, the operator's self-signed certificate not verified.
       const scraper = await metricsReaderAccount(release);
-      const wget = `timeout 10 wget -q -O - --no-check-certificate`;
-      const script = [
-        `if out=$(${wget} ${url} 2>&1); then echo "a scrape without a token answered: $out"; exit 1; fi`,
-        `echo "$out" | grep -q ' 401 ' || { echo "a scrape without a token: $out"; exit 1; }`,
-        `echo '=== 401 without a token'`,
-        'token=$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)',
-        `for i in $(seq ${SCRAPES}); do ${wget} --header "Authorization: Bearer $token" ${url} || exit 1; echo '=== end of scrape'; done`,
-      ].join('\n');
+      // Node of the operator's image: busybox's wget cannot do the TLS handshake OpenSSL 3 requires.
+      // A new connection per scrape (agent: false), so the Service spreads them over both replicas.
+      const script = `
+        const https = require('node:https');
+        const token = require('node:fs').readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/token', 'utf8').trim();
+        const get = (headers) => new Promise((resolve, reject) => {
+          const req = https.get(${JSON.stringify(url)}, { headers, rejectUnauthorized: false, timeout: 10000, agent: false }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => { body += c; });
+            res.on('end', () => resolve({ status: res.statusCode, body }));
+          });
+          req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+          req.on('error', reject);
+        });
+        (async () => {
+          const anonymous = await get({});
+          if (anonymous.status !== 401) { console.log('a scrape without a token answered ' + anonymous.status); process.exit(1); }
+          console.log('=== 401 without a token');
+          for (let i = 0; i < ${SCRAPES}; i++) {
+            const scraped = await get({ Authorization: 'Bearer ' + token });
+            if (scraped.status !== 200) { console.log('HTTP ' + scraped.status + ': ' + scraped.body); process.exit(1); }
+            console.log(scraped.body);
+            console.log('=== end of scrape');
+          }
+        })().catch((err) => { console.log(err.message); process.exit(1); });
+      `;
       const pod = restrictedPod(
         'scrape-metrics',
         release.namespace,
-        release.cluster.images?.workload ?? 'busybox:1.36',
+        release.cluster.images?.operator ?? 'basic-operator:dev',
         script,
       );
+      const container = pod.spec?.containers[0];
+      if (container) container.command = ['/nodejs/bin/node', '-e', script];
       if (pod.spec) {
         pod.spec.serviceAccountName = scraper;
         pod.spec.automountServiceAccountToken = true;

@@ -176,16 +176,19 @@ describe('the rendered operator Deployment', () => {
   it('has a helm test Pod that fetches /metrics, itself restricted and outside the Service', () => {
     const pod = find<Manifest & V1Pod>(manifests, 'Pod', 'basic-operator-test-metrics');
     assert.equal(pod.metadata.annotations?.['helm.sh/hook'], 'test');
-    assert.equal(pod.spec?.containers[0]?.image, 'busybox:1.36');
-    const command = pod.spec?.containers[0]?.command?.join(' ') ?? '';
+    const container = pod.spec?.containers[0];
     assert.match(
-      command,
-      /wget .*https:\/\/basic-operator-metrics\.basic-operator-system\.svc:8443\/metrics/,
+      container?.image ?? '',
+      /^ghcr\.io\/basicoperator\/basic-operator:/,
+      "the operator's own image (Node)",
     );
-    assert.match(
-      command,
-      /--header "Authorization: Bearer \$\(cat \/var\/run\/secrets\/kubernetes\.io\/serviceaccount\/token\)"/,
+    assert.equal(
+      container?.env?.find((e) => e.name === 'METRICS_URL')?.value,
+      'https://basic-operator-metrics.basic-operator-system.svc:8443/metrics',
     );
+    const script = container?.command?.join(' ') ?? '';
+    assert.match(script, /serviceaccount\/token/);
+    assert.match(script, /Authorization: `Bearer \$\{/);
     // It scrapes as a ServiceAccount of its own, bound (by a test hook too) to the metrics-reader role.
     assert.equal(pod.spec?.serviceAccountName, 'basic-operator-test-metrics');
     const binding = find<Manifest & V1ClusterRoleBinding>(
@@ -215,9 +218,9 @@ describe('the rendered operator Deployment', () => {
     assert.equal(variables.get(envName('metrics-bind-address')), ':8080');
     assert.equal(container?.ports?.find((p) => p.name === 'metrics')?.containerPort, 8080);
     const pod = find<Manifest & V1Pod>(plain, 'Pod', 'basic-operator-test-metrics');
-    assert.match(
-      pod.spec?.containers[0]?.command?.join(' ') ?? '',
-      /wget .*http:\/\/basic-operator-metrics\.basic-operator-system\.svc:8080\/metrics/,
+    assert.equal(
+      pod.spec?.containers[0]?.env?.find((e) => e.name === 'METRICS_URL')?.value,
+      'http://basic-operator-metrics.basic-operator-system.svc:8080/metrics',
     );
     assert.equal(pod.spec?.automountServiceAccountToken, false);
     assert.ok(
@@ -239,12 +242,18 @@ describe('the rendered operator Deployment', () => {
     assert.equal(volume?.secret?.secretName, 'operator-metrics-cert');
   });
 
-  it('lets the test image be changed', async () => {
+  it("runs the helm test with the operator's own image and Node (busybox's TLS cannot reach the metrics)", async () => {
     const pod = find<Manifest & V1Pod>(
-      await renderChart({ set: ['test.image=registry.example.com/busybox:1.37'] }),
+      await renderChart({ set: ['image.repository=registry.example.com/basic-operator', 'image.tag=1.2.3'] }),
       'Pod',
       'basic-operator-test-metrics',
     );
-    assert.equal(pod.spec?.containers[0]?.image, 'registry.example.com/busybox:1.37');
+    const container = pod.spec?.containers[0];
+    assert.equal(container?.image, 'registry.example.com/basic-operator:1.2.3');
+    assert.equal(container?.command?.[0], '/nodejs/bin/node');
+    assert.match(
+      container?.env?.find((e) => e.name === 'METRICS_URL')?.value ?? '',
+      /^https:\/\/basic-operator-metrics\.\S+\.svc:8443\/metrics$/,
+    );
   });
 });

@@ -14,6 +14,7 @@ export {
   type InfrastructureAddress,
   type MachineVolume,
   type MachineVolumeStatus,
+  restoreSource,
   stopRequested,
   VOLUME_BACKUP,
   type VolumeBackup,

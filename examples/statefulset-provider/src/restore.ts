@@ -5,6 +5,7 @@ import { STATEFULSET_MACHINE, type StatefulSetMachine } from './api.ts';
 import {
   controllerReference,
   type MachineVolume,
+  restoreSource,
   type VolumeBackup,
   volumeCopyPodTemplate,
 } from './basic-operator.ts';
@@ -69,33 +70,8 @@ export function restoreState(
     }
     return { kind: 'copying', message: `${what}: copying the data (Job ${jobName})` };
   }
-  if (!backup) {
-    return {
-      kind: 'waiting',
-      reason: 'BackupNotFound',
-      message: `${what}, which does not exist in this namespace; waiting for it to be created`,
-    };
-  }
-  const phase = backup.status?.phase ?? 'Pending';
-  if (phase === 'Failed') {
-    return { kind: 'failed', reason: 'BackupFailed', message: `${what}, which has failed` };
-  }
-  if (phase !== 'Completed') {
-    return {
-      kind: 'waiting',
-      reason: 'WaitingForBackup',
-      message: `${what}, which is ${phase}; waiting for it to complete`,
-    };
-  }
-  const backedUp = backup.status?.volumes?.find((v) => v.name === source.volume);
-  if (!backedUp) {
-    return {
-      kind: 'failed',
-      reason: 'BackupVolumeNotFound',
-      message: `${what}, which has no volume named ${source.volume}`,
-    };
-  }
-  return { kind: 'start', backupClaimName: backedUp.backupClaimName };
+  const offered = restoreSource(what, source, backup);
+  return offered.kind === 'ready' ? { kind: 'start', backupClaimName: offered.backupClaimName } : offered;
 }
 
 /**

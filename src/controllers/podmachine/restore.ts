@@ -1,6 +1,6 @@
 // Where the restore of one volume stands, from what the cache shows (pure).
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import type { MachineVolume, VolumeBackup } from '../../apis/index.ts';
+import { type MachineVolume, restoreSource, type VolumeBackup } from '../../apis/index.ts';
 import { RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
 
 export type RestoreState =
@@ -62,31 +62,6 @@ export function restoreState(
     }
     return { kind: 'restoring', message: `${what}: copying data (Job ${job.metadata?.name})` };
   }
-  if (!backup) {
-    return {
-      kind: 'waiting',
-      reason: 'BackupNotFound',
-      message: `${what}, which does not exist in this namespace; waiting for it to be created`,
-    };
-  }
-  const phase = backup.status?.phase ?? 'Pending';
-  if (phase === 'Failed') {
-    return { kind: 'failed', reason: 'BackupFailed', message: `${what}, which has failed` };
-  }
-  if (phase !== 'Completed') {
-    return {
-      kind: 'waiting',
-      reason: 'WaitingForBackup',
-      message: `${what}, which is ${phase}; waiting for it to complete`,
-    };
-  }
-  const backedUp = backup.status?.volumes?.find((v) => v.name === source.volume);
-  if (!backedUp) {
-    return {
-      kind: 'failed',
-      reason: 'BackupVolumeNotFound',
-      message: `${what}, which has no volume named ${source.volume}`,
-    };
-  }
-  return { kind: 'start-job', backupClaimName: backedUp.backupClaimName };
+  const offered = restoreSource(what, source, backup);
+  return offered.kind === 'ready' ? { kind: 'start-job', backupClaimName: offered.backupClaimName } : offered;
 }

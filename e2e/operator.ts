@@ -4,13 +4,13 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kubernetes/client-node';
-import { KubeConfig } from '@kubernetes/client-node';
 import { httpGet } from '../test/support/http.ts';
 import { type Exit, freePort, OperatorProcess } from '../test/support/operator-process.ts';
 import { MetricsReader, metricsSecure, scrapeLocalPort, withPortForward } from './metrics-scrape.ts';
 import { type RunResult, run, runOk } from './providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from './providers/kind/index.ts';
 import type { ClusterInfo } from './providers/provider.ts';
+import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
 
 /**
  * The operator of an installed release, as the end-to-end suites see it: on kind it is the chart's
@@ -250,30 +250,8 @@ export class LocalOperator implements OperatorUnderTest {
     const token = (
       await this.kubectl(['create', 'token', serviceAccount, '-n', namespace, '--duration=1h'])
     ).trim();
-    const admin = new KubeConfig();
-    admin.loadFromFile(this.cluster.kubeconfig);
-    const cluster = admin.getCurrentCluster();
-    if (!cluster) throw new Error(`${this.cluster.kubeconfig} has no current cluster`);
-    const caData =
-      cluster.caData ?? (cluster.caFile ? readFileSync(cluster.caFile).toString('base64') : undefined);
-    const config = {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        {
-          name: 'e2e',
-          cluster: {
-            server: cluster.server,
-            ...(caData ? { 'certificate-authority-data': caData } : {}),
-            ...(cluster.skipTLSVerify ? { 'insecure-skip-tls-verify': true } : {}),
-          },
-        },
-      ],
-      users: [{ name: serviceAccount, user: { token } }],
-      contexts: [{ name: 'operator', context: { cluster: 'e2e', user: serviceAccount, namespace } }],
-      'current-context': 'operator',
-    };
-    writeFileSync(this.kubeconfigPath, JSON.stringify(config, null, 2), { mode: 0o600 });
+    const config = serviceAccountKubeconfig(this.cluster.kubeconfig, serviceAccount, token, namespace);
+    writeFileSync(this.kubeconfigPath, config, { mode: 0o600 });
   }
 
   private get kubeconfigPath(): string {

@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import { OperatorProcess } from '../../../test/support/operator-process.ts';
+import { serviceAccountKubeconfig } from '../../service-account-kubeconfig.ts';
 import type { ClusterTools } from './kube.ts';
 import { REPO_ROOT } from './release.ts';
 
@@ -62,30 +62,8 @@ export async function writeServiceAccountKubeconfig(
       '--duration=1h',
     ])
   ).trim();
-  const admin = new KubeConfig();
-  admin.loadFromFile(tools.cluster.kubeconfig);
-  const cluster = admin.getCurrentCluster();
-  if (!cluster) throw new Error(`${tools.cluster.kubeconfig} has no current cluster`);
-  const caData =
-    cluster.caData ?? (cluster.caFile ? readFileSync(cluster.caFile).toString('base64') : undefined);
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'e2e',
-        cluster: {
-          server: cluster.server,
-          ...(caData ? { 'certificate-authority-data': caData } : {}),
-          ...(cluster.skipTLSVerify ? { 'insecure-skip-tls-verify': true } : {}),
-        },
-      },
-    ],
-    users: [{ name: serviceAccount.name, user: { token } }],
-    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: serviceAccount.name } }],
-    'current-context': 'e2e',
-  };
-  writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
+  const config = serviceAccountKubeconfig(tools.cluster.kubeconfig, serviceAccount.name, token);
+  writeFileSync(file, config, { mode: 0o600 });
 }
 
 export interface StartOptions {

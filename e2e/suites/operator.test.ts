@@ -39,6 +39,7 @@ import {
   type Manifest,
   operatorDeployment,
   SAMPLES_DIR,
+  tearDownRelease,
   type Values,
 } from './support/release.ts';
 
@@ -118,31 +119,7 @@ describe(`basic-operator end to end (${process.env.E2E_PROVIDER ?? 'local'} prov
 
   after(async () => {
     await operator?.stop().catch(() => undefined);
-    if (tools) {
-      if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
-      // Without the operator nobody removes the Machine and backup finalizers, and the namespace would
-      // never go.
-      const machines = await tools.kubectl(['get', 'machines', '-n', WORKLOAD_NS, '-o', 'name']);
-      for (const machine of machines.stdout.split('\n').filter(Boolean)) {
-        await tools.kubectl([
-          'patch',
-          machine,
-          '-n',
-          WORKLOAD_NS,
-          '--type=merge',
-          '-p',
-          '{"metadata":{"finalizers":null}}',
-        ]);
-      }
-      await tools.kubectl([
-        'delete',
-        'namespace',
-        WORKLOAD_NS,
-        RELEASE_NS,
-        '--wait=false',
-        '--ignore-not-found',
-      ]);
-    }
+    if (tools) await tearDownRelease(tools, release, WORKLOAD_NS);
     if (workdir && failures === 0) rmSync(workdir, { recursive: true, force: true });
   });
 

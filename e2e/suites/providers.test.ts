@@ -29,6 +29,7 @@ import {
   installCrds,
   type Manifest,
   operatorDeployment,
+  tearDownRelease,
   type Values,
 } from './support/release.ts';
 import { applyStatefulSetProvider, startStatefulSetProvider } from './support/statefulset-provider.ts';
@@ -126,30 +127,7 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
     if (failures > 0 && operator instanceof InClusterOperator) {
       writeFileSync(join(workdir, 'operator.log'), `${operatorLines.join('\n')}\n`);
     }
-    if (tools) {
-      if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
-      // Without the operator nobody removes the Machines' finalizers, and the namespace would never go.
-      const machines = await tools.kubectl(['get', 'machines', '-n', WORKLOAD_NS, '-o', 'name']);
-      for (const machine of machines.stdout.split('\n').filter(Boolean)) {
-        await tools.kubectl([
-          'patch',
-          machine,
-          '-n',
-          WORKLOAD_NS,
-          '--type=merge',
-          '-p',
-          '{"metadata":{"finalizers":null}}',
-        ]);
-      }
-      await tools.kubectl([
-        'delete',
-        'namespace',
-        WORKLOAD_NS,
-        RELEASE_NS,
-        '--wait=false',
-        '--ignore-not-found',
-      ]);
-    }
+    if (tools) await tearDownRelease(tools, release, WORKLOAD_NS);
     if (workdir && failures === 0) rmSync(workdir, { recursive: true, force: true });
     else if (workdir) note(`failed: logs of the operator and the provider kept in ${workdir}`);
   });

@@ -131,3 +131,36 @@ export async function installCrds(tools: ClusterTools): Promise<void> {
   await tools.kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', CRD_DIR]);
   await tools.kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', '-f', CRD_DIR]);
 }
+
+/**
+ * After a suite: the release uninstalled (if still there), the finalizers of the Machines left in
+ * `workloadNamespace` cleared (without the operator nobody removes them, and the namespace would
+ * never go), and both namespaces deleted without waiting.
+ */
+export async function tearDownRelease(
+  tools: ClusterTools,
+  release: HelmRelease,
+  workloadNamespace: string,
+): Promise<void> {
+  if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
+  const machines = await tools.kubectl(['get', 'machines', '-n', workloadNamespace, '-o', 'name']);
+  for (const machine of machines.stdout.split('\n').filter(Boolean)) {
+    await tools.kubectl([
+      'patch',
+      machine,
+      '-n',
+      workloadNamespace,
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":null}}',
+    ]);
+  }
+  await tools.kubectl([
+    'delete',
+    'namespace',
+    workloadNamespace,
+    release.namespace,
+    '--wait=false',
+    '--ignore-not-found',
+  ]);
+}

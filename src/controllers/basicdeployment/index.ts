@@ -15,6 +15,7 @@ import {
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { deploymentsForOrphan } from './claim.ts';
 import { ProgressReason } from './logic/progress.ts';
+import { registerBasicDeploymentMetrics } from './metrics.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
@@ -43,6 +44,7 @@ const IN_PROGRESS_REASONS: ReadonlySet<string> = new Set([
 export function registerBasicDeploymentController(manager: Manager): void {
   const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
+  registerBasicDeploymentMetrics(manager.registry, () => deployments.list());
   manager
     .controller(CONTROLLER_NAME)
     // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).

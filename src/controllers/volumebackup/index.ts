@@ -5,6 +5,7 @@ import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { VolumeBackupReconciler } from './backup-reconciler.ts';
 import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
+import { registerVolumeBackupMetrics } from './metrics.ts';
 import { backupName, skipRequested } from './names.ts';
 import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './progress.ts';
 
@@ -59,6 +60,8 @@ export function registerMachineBackupController(manager: Manager): void {
 }
 
 export function registerVolumeBackupJobsController(manager: Manager, options: VolumeBackupOptions): void {
+  const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
+  registerVolumeBackupMetrics(manager.registry, () => backups.list());
   manager
     .controller(VOLUME_BACKUP_CONTROLLER)
     .for(VOLUME_BACKUP)
@@ -74,7 +77,7 @@ export function registerVolumeBackupJobsController(manager: Manager, options: Vo
     .complete(
       new VolumeBackupReconciler({
         client: manager.client,
-        backups: manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP),
+        backups,
         machines: manager.cache.informerFor<Machine>(MACHINE),
         claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),

@@ -135,6 +135,11 @@ describe('kubectl basic on Machines', () => {
       console.log(tree.stdout);
       assert.match(tree.stdout, /VolumeBackup\/doomed-[0-9a-f]{8} +False +Failed +BackupFailed/);
       assert.match(tree.stdout, /Job\/doomed-[0-9a-f]{8}-data-1 +False +Failed +BackoffLimitExceeded/);
+      // What BasicOperatorVolumeBackupFailed alerts on, computed from the manager's cache at the scrape.
+      const failedGauge = await suite!.manager.registry
+        .getSingleMetric('basic_operator_volumebackups')
+        ?.get();
+      assert.equal(failedGauge?.values.find((v) => v.labels.phase === 'Failed')?.value, 1);
     } finally {
       stop.abort();
       await failing;

@@ -7,7 +7,7 @@ import { helm } from './helm.ts';
 const VALUE_SETS: ReadonlyArray<readonly string[]> = [
   [],
   ['watchNamespaces={team-a,team-b}', 'concurrency.machine=2'],
-  ['serviceMonitor.enabled=true', 'podDisruptionBudget.enabled=true'],
+  ['serviceMonitor.enabled=true', 'podDisruptionBudget.enabled=true', 'prometheusRule.enabled=true'],
   ['replicaCount=1', 'leaderElection.enabled=false', 'rbac.aggregateToDefaultRoles=false'],
 ];
 

@@ -27,6 +27,14 @@ const BAD_VALUES: ReadonlyArray<{ set: string[]; message: RegExp }> = [
     message: /at '\/leaderElection\/leaseDuration': '15 s' does not match pattern/,
   },
   { set: ['image.pullPolicy=Sometimes'], message: /at '\/image\/pullPolicy': value must be one of/ },
+  {
+    set: ['prometheusRule.reconcileErrorRatio=2'],
+    message: /at '\/prometheusRule\/reconcileErrorRatio': maximum: got 2, want 1/,
+  },
+  {
+    set: ['prometheusRule.reconcileStuckAfter=10'],
+    message: /at '\/prometheusRule\/reconcileStuckAfter': got number, want string/,
+  },
   { set: ['image.digest=latest'], message: /at '\/image\/digest': 'latest' does not match pattern/ },
   { set: ['imagee.tag=v1'], message: /additional properties 'imagee' not allowed/ },
   { set: ['backup.jobImage='], message: /at '\/backup\/jobImage'/ },

@@ -427,6 +427,39 @@ describe('BasicDeployment controller', () => {
     assert.ok(spent <= 5, `at rest, a deployment is not reconciled again and again: ${spent} in 10 s`);
   });
 
+  it('counts a rollout past its progress deadline in basic_operator_basicdeployments_progress_deadline_exceeded', async () => {
+    const pastDeadline = async () =>
+      (
+        await suite!.manager.registry
+          .getSingleMetric('basic_operator_basicdeployments_progress_deadline_exceeded')
+          ?.get()
+      )?.values[0]?.value ?? Number.NaN;
+    const before = await pastDeadline();
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'late', {
+        replicas: 1,
+        progressDeadlineSeconds: 3,
+        template: {
+          metadata: { labels: { app: 'late' }, annotations: { [NEVER_READY_ANNOTATION]: 'true' } },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      }),
+    );
+    await waitFor('Progressing=False, ProgressDeadlineExceeded', async () => {
+      const progressing = (await get('late')).status?.conditions?.find((c) => c.type === 'Progressing');
+      return progressing?.reason === 'ProgressDeadlineExceeded' ? progressing : undefined;
+    });
+    // Computed from the informer cache at the scrape, which follows the API server closely.
+    await waitFor('the gauge to count it', async () =>
+      (await pastDeadline()) === before + 1 ? true : undefined,
+    );
+    await client.delete(BASIC_DEPLOYMENT, ns, 'late');
+    await waitFor('the gauge to forget it', async () =>
+      (await pastDeadline()) === before ? true : undefined,
+    );
+  });
+
   it("shows a set's ReplicaFailure (pods the API server refuses) and removes it once pods are created again", async () => {
     await client.create(
       BASIC_DEPLOYMENT,

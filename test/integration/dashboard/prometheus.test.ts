@@ -231,7 +231,8 @@ describe('the Grafana dashboard against Prometheus scraping the operator during 
   });
 
   it("every vector selector of the chart's alert rules matches series (when the chart has rules)", async (t) => {
-    const rules = await renderedAlertExpressions();
+    // Rendered into the namespace the scrape labels name, as the release's own namespace would be.
+    const rules = await renderedAlertExpressions(ns);
     if (rules === undefined) {
       t.skip('the chart has no PrometheusRule template');
       return;
@@ -249,10 +250,12 @@ describe('the Grafana dashboard against Prometheus scraping the operator during 
 });
 
 /**
- * The alert expressions of the chart's PrometheusRule, rendered with its template's guard value
- * (`.Values.X.enabled`) set to true; undefined when no template makes a PrometheusRule.
+ * The alert expressions of the chart's PrometheusRule, rendered into `namespace` with its template's
+ * guard value (`.Values.X.enabled`) set to true; undefined when no template makes a PrometheusRule.
  */
-async function renderedAlertExpressions(): Promise<Array<{ alert: string; expr: string }> | undefined> {
+async function renderedAlertExpressions(
+  namespace: string,
+): Promise<Array<{ alert: string; expr: string }> | undefined> {
   const templates = join(CHART_DIR, 'templates');
   const guards = readdirSync(templates, { withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -260,7 +263,7 @@ async function renderedAlertExpressions(): Promise<Array<{ alert: string; expr: 
     .filter((text) => /^kind:\s*PrometheusRule\s*$/m.test(text))
     .map((text) => /\{\{-?\s*if\s+\.Values\.([\w.]+)\.enabled\b/.exec(text)?.[1]);
   if (guards.length === 0) return undefined;
-  const args = ['template', 'basic-operator', CHART_DIR, '--namespace', 'basic-operator-system'];
+  const args = ['template', 'basic-operator', CHART_DIR, '--namespace', namespace];
   for (const guard of guards) if (guard) args.push('--set', `${guard}.enabled=true`);
   const result = await helm(args);
   assert.equal(result.code, 0, result.stderr);

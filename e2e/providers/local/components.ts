@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runOk } from '../exec.ts';
 import { CLUSTER_NAME, clusterDir, kwokWorkdir } from './index.ts';
@@ -79,22 +79,51 @@ export async function stopAllComponents(cluster = CLUSTER_NAME): Promise<void> {
     } catch {
       continue;
     }
-    if (!alive(pid) || !commandLine(pid)[0]?.endsWith(`/${component}`)) continue;
+    if (!ours(pid, component, cluster)) continue;
     process.kill(pid, 'SIGTERM');
     await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
+  }
+}
+
+/**
+ * The pid runs this cluster's own binary of the component. A stale pid file may name a pid the
+ * system has since given to another program, even to another cluster's component of the same name
+ * (each cluster runs its components from its own bin/ folder).
+ */
+function ours(pid: number, component: Component, cluster: string): boolean {
+  try {
+    return alive(pid) && commandLine(pid)[0] === join(clusterDir(cluster), 'bin', component);
+  } catch {
+    return false;
   }
 }
 
 export function stoppedComponents(cluster = CLUSTER_NAME): Component[] {
   return COMPONENTS.filter((c) => {
     try {
-      const pid = pidOf(c, cluster);
-      // A stale pid file may name a pid the system has since given to another program.
-      return !alive(pid) || !commandLine(pid)[0]?.endsWith(`/${c}`);
+      return !ours(pidOf(c, cluster), c, cluster);
     } catch {
       return true;
     }
   });
+}
+
+/**
+ * kwokctl takes any live process with a component's recorded pid for that component and does not
+ * start it: a pid file naming someone else's process is removed first.
+ */
+export function forgetStalePidFiles(cluster = CLUSTER_NAME): void {
+  for (const c of COMPONENTS) {
+    let pid: number;
+    try {
+      pid = pidOf(c, cluster);
+    } catch {
+      continue;
+    }
+    if (exists(pid) && alive(pid) && !ours(pid, c, cluster)) {
+      rmSync(join(clusterDir(cluster), 'pids', `${c}.pid`), { force: true });
+    }
+  }
 }
 
 /** The pid still names a process, possibly a zombie its parent has not reaped yet. */
@@ -123,6 +152,7 @@ export async function startStoppedComponents(cluster = CLUSTER_NAME): Promise<vo
     }
   });
   await waitUntil(() => zombies.every((pid) => !exists(pid)), 120_000, 'killed components to be reaped');
+  forgetStalePidFiles(cluster);
   await runOk(toolchainPaths().kwokctl, ['--name', cluster, 'start', 'cluster'], {
     env: { KWOK_WORKDIR: kwokWorkdir() },
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -32,6 +32,7 @@ before(() => {
 
 after(() => {
   otherScheduler.kill('SIGKILL');
+  rmSync(cache, { recursive: true, force: true });
   if (previousCache === undefined) delete process.env.BASIC_OPERATOR_CACHE;
   else process.env.BASIC_OPERATOR_CACHE = previousCache;
 });

@@ -83,7 +83,7 @@ const { values } = parseArgs({
      */
     'fresh-control-plane': { type: 'boolean', default: true },
     /** Scale-ups timed once a side is ready (0: none). */
-    'latency-changes': { type: 'string', default: '50' },
+    'latency-changes': { type: 'string', default: '200' },
     /**
      * Quiet time before the reaction latency and the idle window: the last status writes, the held
      * progress writes and the Events of the work before them.

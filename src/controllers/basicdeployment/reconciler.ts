@@ -53,6 +53,8 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   private readonly deps: BasicDeploymentDeps;
   /** The set versions our writes replaced: a reconcile must not act on a set the cache shows from before. */
   private readonly ownWrites = new OwnWrites();
+  /** The deployment versions our revision annotations replaced, so a stale cache is not written twice. */
+  private readonly revisionWrites = new OwnWrites();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
@@ -337,13 +339,17 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   ) {
     const revision = String(revisionOf(newSet));
     if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
-    await this.deps.client.patch(BASIC_DEPLOYMENT, {
+    // Woken (by a set's event) before the event of our own annotation write: the write's event
+    // brings the deployment back (annotations are watched), with a newer revision if one is due.
+    if (this.revisionWrites.isBehind(d)) return;
+    const written = await this.deps.client.patch(BASIC_DEPLOYMENT, {
       namespace: d.metadata.namespace,
       name: d.metadata.name ?? '',
       patchType: 'merge',
       body: { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
       signal: ctx.signal,
     });
+    this.revisionWrites.wrote(d, written);
   }
 
   /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */

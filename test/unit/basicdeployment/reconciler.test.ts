@@ -428,6 +428,21 @@ describe('BasicDeploymentReconciler', () => {
     assert.deepEqual(h.client.writes({ verb: 'create' }), [], 'neither change makes a new set');
   });
 
+  it('records the revision on the deployment once, though woken again before the cache shows that write', async () => {
+    const h = await setup(deployment({ replicas: 3 }), setOf('1', 3, 1, MINUTE));
+    await h.reconcile('web');
+    // A set's status event woke it; the deployment's own update is still on its way.
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicDeployment' }), ['patch BasicDeployment web']);
+    await h.cluster.sync();
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary({ kind: 'BasicDeployment' }), ['patch BasicDeployment web']);
+    assert.equal(
+      h.cluster.server.get(BASIC_DEPLOYMENT, 'ns', 'web').metadata.annotations?.[REVISION_ANNOTATION],
+      '1',
+    );
+  });
+
   it('adopts a matching orphan set after a live read of the deployment, and releases a set that stopped matching', async () => {
     const current = setOf('1', 3, 1, MINUTE);
     current.metadata.labels = { ...current.metadata.labels, app: 'released' };

@@ -12,11 +12,13 @@ import {
   labelsChanged,
   type Predicate,
 } from '../../runtime/controller/predicates.ts';
+import { errorMessage } from '../../runtime/log.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { deploymentsForOrphan } from './claim.ts';
 import { ProgressReason } from './logic/progress.ts';
 import { registerBasicDeploymentMetrics } from './metrics.ts';
 import { BasicDeploymentReconciler } from './reconciler.ts';
+import { RevisionWriter } from './revision-writer.ts';
 
 export const CONTROLLER_NAME = 'basicdeployment';
 
@@ -45,7 +47,18 @@ export function registerBasicDeploymentController(manager: Manager): void {
   const deployments = manager.cache.informerFor<BasicDeployment>(BASIC_DEPLOYMENT);
   const sets = manager.cache.informerFor<BasicReplicaSet>(BASIC_REPLICA_SET);
   registerBasicDeploymentMetrics(manager.registry, () => deployments.list());
-  manager
+  const log = manager.log.child({ controller: CONTROLLER_NAME });
+  const revisions = new RevisionWriter({
+    client: manager.client,
+    onError: (key, err) => {
+      log.warn('recording the revision on the deployment failed, will retry', {
+        key,
+        error: errorMessage(err),
+      });
+      controller.retryKey(key);
+    },
+  });
+  const controller = manager
     .controller(CONTROLLER_NAME)
     // Annotations too: they are copied to the current set (and its revision is recorded on the deployment).
     .for(BASIC_DEPLOYMENT, any(generationChanged, annotationsChanged))
@@ -75,6 +88,8 @@ export function registerBasicDeploymentController(manager: Manager): void {
         deployments,
         sets,
         events: manager.eventsFor(CONTROLLER_NAME, BASIC_DEPLOYMENT),
+        revisions,
       }),
     );
+  controller.onStop(() => revisions.drain());
 }

@@ -35,6 +35,7 @@ import {
   revisionOf,
   setView,
 } from './replica-sets.ts';
+import type { RevisionWriter } from './revision-writer.ts';
 import { computeStatus, type RolloutFacts } from './status.ts';
 
 export interface BasicDeploymentDeps {
@@ -42,6 +43,8 @@ export interface BasicDeploymentDeps {
   deployments: Informer<BasicDeployment>;
   sets: Informer<BasicReplicaSet>;
   events: ObjectEventRecorder<BasicDeployment>;
+  /** Records the current set's revision on the deployment, in the background. */
+  revisions: RevisionWriter;
 }
 
 /**
@@ -53,8 +56,6 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   private readonly deps: BasicDeploymentDeps;
   /** The set versions our writes replaced: a reconcile must not act on a set the cache shows from before. */
   private readonly ownWrites = new OwnWrites();
-  /** The deployment versions our revision annotations replaced, so a stale cache is not written twice. */
-  private readonly revisionWrites = new OwnWrites();
 
   constructor(deps: BasicDeploymentDeps) {
     this.deps = deps;
@@ -145,7 +146,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
         await this.apply(d, sets, step.actions, ctx);
       }
     }
-    if (newSet) await this.syncDeploymentRevision(d, newSet, ctx);
+    if (newSet) this.syncDeploymentRevision(d, newSet, ctx);
     oldSets = sets.filter((s) => s.metadata.uid !== newSet?.metadata.uid);
 
     const allSets = newSet ? [newSet, ...oldSets] : oldSets;
@@ -332,24 +333,12 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
    * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), as
    * `kubectl rollout history` reads it from a Deployment. Only this one key is written.
    */
-  private async syncDeploymentRevision(
+  private syncDeploymentRevision(
     d: BasicDeployment,
     newSet: BasicReplicaSet,
     ctx: ReconcileContext<BasicDeployment>,
   ) {
-    const revision = String(revisionOf(newSet));
-    if (d.metadata.annotations?.[REVISION_ANNOTATION] === revision) return;
-    // Woken (by a set's event) before the event of our own annotation write: the write's event
-    // brings the deployment back (annotations are watched), with a newer revision if one is due.
-    if (this.revisionWrites.isBehind(d)) return;
-    const written = await this.deps.client.patch(BASIC_DEPLOYMENT, {
-      namespace: d.metadata.namespace,
-      name: d.metadata.name ?? '',
-      patchType: 'merge',
-      body: { metadata: { annotations: { [REVISION_ANNOTATION]: revision } } },
-      signal: ctx.signal,
-    });
-    this.revisionWrites.wrote(d, written);
+    this.deps.revisions.record(d, String(revisionOf(newSet)), ctx.signal);
   }
 
   /** Applies planned scale actions; each write carries the resourceVersion read, so a stale view fails (409) and retries. */

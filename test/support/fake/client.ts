@@ -10,6 +10,7 @@ import type {
   WriteOptions,
 } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject, ObjectList } from '../../../src/runtime/client/object.ts';
+import type { RequestPriority } from '../../../src/runtime/client/priority-throttle.ts';
 import { collectionPath, objectPath, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import type { FakeApiServer } from './api-server.ts';
 
@@ -26,6 +27,8 @@ export interface Action {
   body?: unknown;
   patchType?: PatchType;
   subresource?: string;
+  /** The lane of the client's rate limit a patch asked for, when it asked for one. */
+  priority?: RequestPriority;
   /** The error the call ended with. */
   error?: ApiError;
 }
@@ -153,6 +156,7 @@ export class FakeClient
       body: structuredClone(request.body),
       patchType: request.patchType,
       ...(request.subresource ? { subresource: request.subresource } : {}),
+      ...(request.priority ? { priority: request.priority } : {}),
     };
     return this.#call(type, action, 'PATCH', () => this.#server.patch(type, request));
   }

@@ -22,6 +22,7 @@ import {
   MAX_REPLICAS_ANNOTATION,
   newSetFor,
 } from '../../../src/controllers/basicdeployment/replica-sets.ts';
+import { RevisionWriter } from '../../../src/controllers/basicdeployment/revision-writer.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import { findCondition } from '../../../src/runtime/write/conditions.ts';
@@ -72,16 +73,27 @@ async function setup(d: BasicDeployment, ...sets: BasicReplicaSet[]) {
   const cluster = new FakeCluster();
   cluster.seed(BASIC_DEPLOYMENT, d);
   cluster.seed(BASIC_REPLICA_SET, ...sets);
-  return harness<BasicDeployment>(
-    cluster,
-    async (c, events) =>
-      new BasicDeploymentReconciler({
-        client: c.kubeClient,
-        deployments: await c.informer(BASIC_DEPLOYMENT),
-        sets: await c.informer(BASIC_REPLICA_SET),
-        events: eventsFor(events, CONTROLLER_NAME, BASIC_DEPLOYMENT),
-      }),
-  );
+  return harness<BasicDeployment>(cluster, async (c, events) => {
+    const revisions = new RevisionWriter({
+      client: c.kubeClient,
+      onError: (key, err) => assert.fail(`revision write of ${key} failed: ${err}`),
+    });
+    const reconciler = new BasicDeploymentReconciler({
+      client: c.kubeClient,
+      deployments: await c.informer(BASIC_DEPLOYMENT),
+      sets: await c.informer(BASIC_REPLICA_SET),
+      events: eventsFor(events, CONTROLLER_NAME, BASIC_DEPLOYMENT),
+      revisions,
+    });
+    // The revision goes in the background: each step here ends once it is written.
+    return {
+      reconcile: async (request, ctx) => {
+        const result = await reconciler.reconcile(request, ctx);
+        await revisions.drain();
+        return result;
+      },
+    };
+  });
 }
 
 const sets = (h: Harness<BasicDeployment>) => h.cluster.server.list(BASIC_REPLICA_SET, { namespace: 'ns' });

@@ -120,7 +120,7 @@ export function forgetStalePidFiles(cluster = CLUSTER_NAME): void {
     } catch {
       continue;
     }
-    if (exists(pid) && alive(pid) && !ours(pid, c, cluster)) {
+    if (alive(pid) && !ours(pid, c, cluster)) {
       rmSync(join(clusterDir(cluster), 'pids', `${c}.pid`), { force: true });
     }
   }

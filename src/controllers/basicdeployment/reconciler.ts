@@ -330,8 +330,8 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
   }
 
   /**
-   * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), as
-   * `kubectl rollout history` reads it from a Deployment. Only this one key is written.
+   * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), in the
+   * background behind the creates (see RevisionWriter). Only this one key is written.
    */
   private syncDeploymentRevision(
     d: BasicDeployment,

@@ -12,6 +12,7 @@ export {
   type CustomResourceDefinition,
   containerFieldsSchema,
   type InfrastructureAddress,
+  jobOutcome,
   type MachineVolume,
   type MachineVolumeStatus,
   restoreSource,

@@ -4,6 +4,7 @@ import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from './api.ts';
 import {
   controllerReference,
+  jobOutcome,
   type MachineVolume,
   restoreSource,
   type VolumeBackup,
@@ -37,14 +38,6 @@ export type RestoreState =
   | { kind: 'failed'; reason: 'BackupFailed' | 'BackupVolumeNotFound' | 'RestoreFailed'; message: string };
 
 /** Whether a Job finished, from its Complete and Failed conditions. */
-export function jobOutcome(job: V1Job): 'succeeded' | { failed: string } | undefined {
-  const conditions = job.status?.conditions ?? [];
-  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return 'succeeded';
-  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (!failed) return undefined;
-  return { failed: [failed.reason, failed.message].filter(Boolean).join(': ') || 'the Job failed' };
-}
-
 export function restoreState(
   volume: MachineVolume,
   claim: V1PersistentVolumeClaim | undefined,
@@ -60,12 +53,12 @@ export function restoreState(
   if (job) {
     const jobName = job.metadata?.name ?? '';
     const outcome = jobOutcome(job);
-    if (outcome === 'succeeded') return { kind: 'succeeded', jobName };
-    if (outcome) {
+    if (outcome?.done === 'succeeded') return { kind: 'succeeded', jobName };
+    if (outcome?.done === 'failed') {
       return {
         kind: 'failed',
         reason: 'RestoreFailed',
-        message: `${what}: restore Job ${jobName} failed (${outcome.failed}); delete the Job to try again`,
+        message: `${what}: restore Job ${jobName} failed (${outcome.message}); delete the Job to try again`,
       };
     }
     return { kind: 'copying', message: `${what}: copying the data (Job ${jobName})` };

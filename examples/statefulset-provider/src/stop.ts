@@ -4,11 +4,16 @@
 // still writing into a claim. The VolumeBackup controller copies the claims as soon as it reads it.
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { StatefulSetMachine } from './api.ts';
-import { CoreTypes, isBeingDeleted, isControlledBy, type MachineVolumeStatus } from './basic-operator.ts';
+import {
+  CoreTypes,
+  isBeingDeleted,
+  isControlledBy,
+  jobOutcome,
+  type MachineVolumeStatus,
+} from './basic-operator.ts';
 import type { ProviderDeps } from './deps.ts';
 import type { Kube } from './kube.ts';
 import { claimName, MACHINE_LABEL, podName, restoreJobName, statefulSetName } from './names.ts';
-import { jobOutcome } from './restore.ts';
 import { STATEFUL_SET, volumes } from './statefulset.ts';
 import type { Observations } from './status.ts';
 

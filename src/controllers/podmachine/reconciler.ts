@@ -1,5 +1,11 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { type MachineVolume, type PodMachine, stopRequested, type VolumeBackup } from '../../apis/index.ts';
+import {
+  jobOutcome,
+  type MachineVolume,
+  type PodMachine,
+  stopRequested,
+  type VolumeBackup,
+} from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
@@ -21,7 +27,7 @@ import {
 } from './names.ts';
 import { observePod } from './observe.ts';
 import { isInherited, reparent } from './reparent.ts';
-import { jobOutcome, type RestoreState, restoreState } from './restore.ts';
+import { type RestoreState, restoreState } from './restore.ts';
 import {
   computePodMachineStatus,
   type PodMachineObservations,

@@ -1,6 +1,6 @@
 // Where the restore of one volume stands, from what the cache shows (pure).
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { type MachineVolume, restoreSource, type VolumeBackup } from '../../apis/index.ts';
+import { jobOutcome, type MachineVolume, restoreSource, type VolumeBackup } from '../../apis/index.ts';
 import { RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
 
 export type RestoreState =
@@ -23,20 +23,6 @@ export type RestoreState =
       /** An object of someone else holds the restore Job's name. */
       foreign?: true;
     };
-
-type JobOutcome = { done: 'succeeded' } | { done: 'failed'; message: string } | undefined;
-
-/** Whether a Job finished, from its Complete and Failed conditions. */
-export function jobOutcome(job: V1Job): JobOutcome {
-  const conditions = job.status?.conditions ?? [];
-  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return { done: 'succeeded' };
-  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) {
-    const why = [failed.reason, failed.message].filter(Boolean).join(': ');
-    return { done: 'failed', message: why || 'the Job failed' };
-  }
-  return undefined;
-}
 
 export function restoreState(
   volume: MachineVolume,

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { MachineVolume, VolumeBackup } from '../../../src/apis/index.ts';
+import { jobOutcome } from '../../../src/apis/index.ts';
 import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
-import { jobOutcome, restoreState } from '../../../src/controllers/podmachine/restore.ts';
+import { restoreState } from '../../../src/controllers/podmachine/restore.ts';
 
 const volume: MachineVolume = {
   name: 'data',

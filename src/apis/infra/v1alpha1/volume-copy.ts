@@ -1,7 +1,8 @@
 // The data contract between the Machine controller (restores) and the VolumeBackup controller
 // (backups): how a claim's content is copied into another claim. Both copy with the same pod, so a
-// backup claim holds exactly the files of the Machine's volume and a restore puts them back.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+// backup claim holds exactly the files of the Machine's volume and a restore puts them back; every
+// provider reads its copy Jobs' outcome the same way.
+import type { V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
 
 /** Copy everything, keeping owners, modes and times. */
 export const VOLUME_COPY_COMMAND: readonly string[] = ['sh', '-c', 'cp -a /source/. /target/'];
@@ -54,4 +55,18 @@ export function volumeCopyPodTemplate(
       ],
     },
   };
+}
+
+export type JobOutcome = { done: 'succeeded' } | { done: 'failed'; message: string } | undefined;
+
+/** Whether a copy Job finished, from its Complete and Failed conditions. */
+export function jobOutcome(job: V1Job): JobOutcome {
+  const conditions = job.status?.conditions ?? [];
+  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return { done: 'succeeded' };
+  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed) {
+    const why = [failed.reason, failed.message].filter(Boolean).join(': ');
+    return { done: 'failed', message: why || 'the Job failed' };
+  }
+  return undefined;
 }

@@ -219,8 +219,13 @@ interface SideResult {
   podsPerSecond: number;
   /** Pods created in each second of the side. */
   timeline: number[];
+  /** Pods first seen bound to a node, and Ready, in each second. */
+  boundTimeline: number[];
+  readyTimeline: number[];
   peakRssMiB?: number;
   cpuSeconds?: number;
+  /** CPU seconds of every process on the machine from the first create to ready (local provider). */
+  rolloutCpu?: Record<string, number>;
   /** RSS once the side's workload is settled, after the idle window. */
   settledRssMiB?: number;
   /** The memory limit the operator ran in (a cgroup), if any. */
@@ -376,6 +381,7 @@ async function kcmSide(): Promise<SideResult> {
   await readiness.synced();
   await sleep(500);
   const started = Date.now();
+  const ticksAtStart = machineTicks();
   try {
     await parallel([...Array(N).keys()], 16, (i) =>
       client.create<V1Deployment>(CoreTypes.Deployment, {
@@ -390,13 +396,17 @@ async function kcmSide(): Promise<SideResult> {
     readiness.stop();
   }
   const seconds = (Date.now() - started) / 1000;
+  const rolloutCpu = cpuSpent(ticksAtStart, machineTicks());
   const after = pid ? procStats(pid) : undefined;
   const result: SideResult = {
     seconds,
     podsPerSecond: rate(creates.times),
     timeline: perSecond(creates.times, started),
+    boundTimeline: perSecond(creates.bound, started),
+    readyTimeline: perSecond(creates.ready, started),
     peakRssMiB: after ? after.rssPeakKiB / 1024 : undefined,
     cpuSeconds: before && after ? (after.cpuTicks - before.cpuTicks) / 100 : undefined,
+    rolloutCpu,
   };
   try {
     if (pid) {
@@ -453,6 +463,36 @@ function controlPlaneTicks(): Map<string, number> {
     }
   }
   return ticks;
+}
+
+/** CPU ticks of the processes sharing the machine's cores during a side: control plane, controller, bench. */
+function machineTicks(controller?: readonly [string, number]): Map<string, number> {
+  const ticks = controlPlaneTicks();
+  if (ticks.size === 0) return ticks;
+  if (controller) ticks.set(controller[0], controller[1]);
+  const bench = process.cpuUsage();
+  ticks.set('bench', (bench.user + bench.system) / 1e4);
+  return ticks;
+}
+
+function cpuSpent(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): Record<string, number> | undefined {
+  if (after.size === 0) return undefined;
+  return Object.fromEntries([...after].map(([name, t]) => [name, (t - (before.get(name) ?? t)) / 100]));
+}
+
+/** "kube-apiserver 10.3, ..., all 20.9 of 21.8 (96%)": the CPU a rollout used against the cores' time. */
+function rolloutCpuLine(cpu: Record<string, number>, seconds: number): string {
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  const available = seconds * availableParallelism();
+  return (
+    `${Object.entries(cpu)
+      .map(([name, s]) => `${name} ${s.toFixed(1)}`)
+      .join(', ')}; ` +
+    `all ${total.toFixed(1)} of the cores' ${available.toFixed(1)} (${Math.round((100 * total) / available)}% busy)`
+  );
 }
 
 /**
@@ -592,6 +632,8 @@ async function operatorSide(): Promise<SideResult> {
       : undefined;
     await sleep(500);
     const started = Date.now();
+    const operatorTicks = (): readonly [string, number] => ['operator', current.stats().cpuTicks];
+    const ticksAtStart = machineTicks(operatorTicks());
     try {
       await parallel([...Array(N).keys()], 16, (i) =>
         client.create<BasicDeployment>(BASIC_DEPLOYMENT, {
@@ -619,14 +661,18 @@ async function operatorSide(): Promise<SideResult> {
       await trace?.finish();
     }
     const seconds = (Date.now() - started) / 1000;
+    const rolloutCpu = cpuSpent(ticksAtStart, machineTicks(operatorTicks()));
     const after = operator.stats();
-    if (trace) log(`operator side, per second:\n${trace.render(creates.times)}`);
+    if (trace) log(`operator side, per second:\n${trace.render(creates)}`);
     const result: SideResult = {
       seconds,
       podsPerSecond: rate(creates.times),
       timeline: perSecond(creates.times, started),
+      boundTimeline: perSecond(creates.bound, started),
+      readyTimeline: perSecond(creates.ready, started),
       peakRssMiB: after.rssPeakKiB / 1024,
       cpuSeconds: (after.cpuTicks - before.cpuTicks) / 100,
+      rolloutCpu,
       memoryLimitMiB: memoryLimit === undefined ? undefined : memoryLimit / 1048576,
     };
     try {
@@ -803,11 +849,31 @@ function report({
             `${f((op.podsPerSecond / rawLimit) * 100, 0)}% (goal >= 84%)`,
         ]
       : []),
+    ...(kcm?.rolloutCpu
+      ? [
+          `CPU seconds from the first create to ready, kube-controller-manager side: ${rolloutCpuLine(kcm.rolloutCpu, kcm.seconds)}`,
+        ]
+      : []),
+    ...(op?.rolloutCpu
+      ? [
+          `CPU seconds from the first create to ready, basic-operator side: ${rolloutCpuLine(op.rolloutCpu, op.seconds)}`,
+        ]
+      : []),
     ...(kcm ? [kcm.machine] : []),
     ...(op ? [op.machine] : []),
     ...(values.timeline && kcm
-      ? [`pods created per second, kube-controller-manager: ${kcm.timeline.join(' ')}`]
+      ? [
+          `pods created per second, kube-controller-manager: ${kcm.timeline.join(' ')}`,
+          `pods bound per second, kube-controller-manager: ${kcm.boundTimeline.join(' ')}`,
+          `pods ready per second, kube-controller-manager: ${kcm.readyTimeline.join(' ')}`,
+        ]
       : []),
-    ...(values.timeline && op ? [`pods created per second, basic-operator: ${op.timeline.join(' ')}`] : []),
+    ...(values.timeline && op
+      ? [
+          `pods created per second, basic-operator: ${op.timeline.join(' ')}`,
+          `pods bound per second, basic-operator: ${op.boundTimeline.join(' ')}`,
+          `pods ready per second, basic-operator: ${op.readyTimeline.join(' ')}`,
+        ]
+      : []),
   ];
 }

@@ -79,7 +79,7 @@ export class SideTrace {
   }
 
   /** A table, one row per second: pods created, operator requests, waiters, queues, CPU %. */
-  render(podCreates: readonly number[]): string {
+  render(pods: { times: readonly number[]; bound: readonly number[]; ready: readonly number[] }): string {
     const first = this.samples[0];
     if (!first) return '';
     const counters = [...new Set(this.samples.flatMap((s) => [...s.metrics.keys()]))]
@@ -89,16 +89,27 @@ export class SideTrace {
       .filter((k) => !k.startsWith('req '))
       .sort();
     const processes = [...first.ticks.keys()];
-    const header = ['t', 'pods', ...counters, ...gauges, ...processes.map((p) => `cpu% ${p}`)];
+    const header = [
+      't',
+      'pods',
+      'bound',
+      'ready',
+      ...counters,
+      ...gauges,
+      ...processes.map((p) => `cpu% ${p}`),
+    ];
     const rows = [header.join('\t')];
     for (let i = 1; i < this.samples.length; i++) {
       const prev = this.samples[i - 1]!;
       const cur = this.samples[i]!;
       const seconds = (cur.at - prev.at) / 1000;
-      const pods = podCreates.filter((t) => t > prev.at && t <= cur.at).length;
+      const inSecond = (times: readonly number[]): string =>
+        String(times.filter((t) => t > prev.at && t <= cur.at).length);
       const row = [
         ((cur.at - first.at) / 1000).toFixed(0),
-        String(pods),
+        inSecond(pods.times),
+        inSecond(pods.bound),
+        inSecond(pods.ready),
         ...counters.map((k) => String((cur.metrics.get(k) ?? 0) - (prev.metrics.get(k) ?? 0))),
         ...gauges.map((k) => String(cur.metrics.get(k) ?? '')),
         ...processes.map((p) => (((cur.ticks.get(p) ?? 0) - (prev.ticks.get(p) ?? 0)) / seconds).toFixed(0)),

@@ -9,6 +9,11 @@ import { CoreTypes } from '../../src/runtime/client/resource.ts';
 export class PodCreates {
   /** Date.now() of every ADDED event, in order. */
   readonly times: number[] = [];
+  /** Date.now() of the first event showing each pod bound to a node, and Ready (for --trace). */
+  readonly bound: number[] = [];
+  readonly ready: number[] = [];
+  private readonly seenBound = new Set<string>();
+  private readonly seenReady = new Set<string>();
   private readonly waiters = new Map<string, (at: number) => void>();
 
   constructor(client: KubeClient, namespace: string, signal: AbortSignal) {
@@ -27,6 +32,20 @@ export class PodCreates {
         resolve(at);
       });
     });
+  }
+
+  private progress(pod: V1Pod): void {
+    const uid = pod.metadata?.uid;
+    if (uid === undefined) return;
+    if (pod.spec?.nodeName && !this.seenBound.has(uid)) {
+      this.seenBound.add(uid);
+      this.bound.push(Date.now());
+    }
+    const ready = pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    if (ready && !this.seenReady.has(uid)) {
+      this.seenReady.add(uid);
+      this.ready.push(Date.now());
+    }
   }
 
   private async follow(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
@@ -49,6 +68,7 @@ export class PodCreates {
               waiter(at);
             }
           }
+          this.progress(e.object);
           rv = e.object.metadata?.resourceVersion ?? rv;
         }
       } catch {

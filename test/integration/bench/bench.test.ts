@@ -51,8 +51,15 @@ describe('the benchmark on a small workload', () => {
             hops?: { toSetP50Ms: number; setToPodP50Ms: number };
           };
           idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
+          rolloutCpu: Record<string, number>;
+          readyTimeline: number[];
         };
         number(r.seconds, `${side} time to ready`);
+        number(r.rolloutCpu['kube-apiserver'], `${side} API server CPU during the rollout`);
+        number(r.rolloutCpu.bench, `${side} bench CPU during the rollout`);
+        // The pod watch may see the last Ready just after the deployments' watch saw them ready.
+        const seenReady = r.readyTimeline.reduce((a, b) => a + b, 0);
+        assert.ok(seenReady >= 1 && seenReady <= 6, `${side}: pods seen Ready once each, ${seenReady}`);
         number(r.peakRssMiB, `${side} peak RSS`);
         number(r.latency.p99Ms, `${side} reaction p99`);
         assert.equal(r.latency.changes, 4);
@@ -70,9 +77,11 @@ describe('the benchmark on a small workload', () => {
         memoryLimitMiB?: number;
       };
       number(op.heap.usedBytes, 'operator live heap');
+      number((result.operator as { rolloutCpu: Record<string, number> }).rolloutCpu.operator, 'operator CPU');
       assert.ok(op.heap.usedBytes <= op.heap.totalBytes);
       assert.match(output.stdout, /peak RSS ratio operator\/KCM: \d+\.\d\d/);
       assert.match(output.stdout, /reaction p99 ratio operator\/KCM: \d+\.\d\d/);
+      assert.match(output.stdout, /first create to ready, basic-operator side: .*\(\d+% busy\)/);
 
       await bench('operator', ['--latency-changes', '0', '--idle-seconds', '0']);
       const restarted = JSON.parse(readFileSync(json, 'utf8')) as {

@@ -54,7 +54,8 @@ export function selectorProblems(selector: V1LabelSelector | undefined): string[
 export function selectorToString(selector: V1LabelSelector | undefined): string {
   if (!selector) return '';
   const parts = Object.entries(selector.matchLabels ?? {})
-    .sort(([a], [b]) => a.localeCompare(b))
+    // Byte order, as labels.Selector's String() sorts its keys (localeCompare would also load ICU).
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([key, value]) => `${key}=${value}`);
   for (const req of selector.matchExpressions ?? []) {
     const values = [...(req.values ?? [])].sort().join(',');

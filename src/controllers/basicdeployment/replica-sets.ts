@@ -120,9 +120,9 @@ export function findNewSet(
       POD_TEMPLATE_HASH_LABEL,
     ),
   );
-  return matching.sort((a, b) =>
-    String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)),
-  )[0];
+  // RFC 3339 times in UTC order as strings; a plain comparison, not localeCompare (it loads ICU).
+  const created = (set: BasicReplicaSet) => String(set.metadata.creationTimestamp);
+  return matching.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))[0];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RequestOptions as HttpsRequestOptions } from 'node:https';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ClusterAccess } from './cluster-access.ts';
 import { ApiError } from './errors.ts';
 import { jsonLines } from './json-lines.ts';
@@ -8,6 +8,7 @@ import type { KubeObject, ObjectList } from './object.ts';
 import type { RequestPriority } from './priority-throttle.ts';
 import { RequestDeadline } from './request-deadline.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
+import { Agent } from './undici-agent.ts';
 
 /**
  * A small REST client for any resource type: the kubeconfig (a ClusterAccess) says where the server is

@@ -10,6 +10,7 @@ import {
 } from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { parseRevision } from './logic/history.ts';
+import { type CreationOrdered, compareByCreation } from './logic/ordering.ts';
 import { templatesEqualIgnoringHash } from './logic/template-hash.ts';
 import type { DeploymentView, ReplicaSetView } from './logic/types.ts';
 
@@ -120,9 +121,12 @@ export function findNewSet(
       POD_TEMPLATE_HASH_LABEL,
     ),
   );
-  // RFC 3339 times in UTC order as strings; a plain comparison, not localeCompare (it loads ICU).
-  const created = (set: BasicReplicaSet) => String(set.metadata.creationTimestamp);
-  return matching.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))[0];
+  // The oldest, equal times by name: upstream sorts by ReplicaSetsByCreationTimestamp.
+  const created = (set: BasicReplicaSet): CreationOrdered => ({
+    name: set.metadata.name ?? '',
+    creationTimestamp: set.metadata.creationTimestamp as Date | string | undefined,
+  });
+  return matching.sort((a, b) => compareByCreation(created(a), created(b)))[0];
 }
 
 /**

@@ -6,7 +6,11 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
-import { newSetFor, newSetUpdate } from '../../../src/controllers/basicdeployment/replica-sets.ts';
+import {
+  findNewSet,
+  newSetFor,
+  newSetUpdate,
+} from '../../../src/controllers/basicdeployment/replica-sets.ts';
 
 function basicDeployment(spec: Partial<BasicDeployment['spec']> = {}): BasicDeployment {
   const labels = { app: 'web', 'app.kubernetes.io/managed-by': 'Helm' };
@@ -90,5 +94,24 @@ describe('newSetUpdate', () => {
     assert.deepEqual(newSetUpdate(d, set, 7), {
       annotations: { team: 'search', owner: 'alice', [REVISION_ANNOTATION]: '7' },
     });
+  });
+});
+
+describe('findNewSet', () => {
+  const d = basicDeployment();
+  const set = (name: string, created: string, hash: string) => ({
+    ...newSetFor(d, hash, 3, 1),
+    metadata: { ...newSetFor(d, hash, 3, 1).metadata, name, creationTimestamp: new Date(created) },
+  });
+
+  it('takes the oldest set with the template, and of sets created in the same second the first by name', () => {
+    const older = set('web-old', '2026-01-01T00:00:00Z', 'h1');
+    assert.equal(
+      findNewSet(d, [set('web-new', '2026-01-02T00:00:00Z', 'h2'), older])?.metadata.name,
+      'web-old',
+    );
+    // upstream's ReplicaSetsByCreationTimestamp: equal times by name
+    const tied = [set('web-b', '2026-01-01T00:00:00Z', 'h1'), set('web-a', '2026-01-01T00:00:00Z', 'h2')];
+    assert.equal(findNewSet(d, tied)?.metadata.name, 'web-a');
   });
 });

@@ -37,7 +37,6 @@ export type RestoreState =
   /** Terminal: nothing changes this without a person. */
   | { kind: 'failed'; reason: 'BackupFailed' | 'BackupVolumeNotFound' | 'RestoreFailed'; message: string };
 
-/** Whether a Job finished, from its Complete and Failed conditions. */
 export function restoreState(
   volume: MachineVolume,
   claim: V1PersistentVolumeClaim | undefined,

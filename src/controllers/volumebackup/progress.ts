@@ -1,7 +1,11 @@
 // Where a VolumeBackup stands, from its copy Jobs, and the status that follows (pure).
 import type { V1Job } from '@kubernetes/client-node';
-import type { VolumeBackup, VolumeBackupPhase, VolumeBackupStatus } from '../../apis/index.ts';
-import { toMillis } from '../../runtime/client/kube-client.ts';
+import {
+  jobOutcome,
+  type VolumeBackup,
+  type VolumeBackupPhase,
+  type VolumeBackupStatus,
+} from '../../apis/index.ts';
 import {
   type ConditionInput,
   findCondition,
@@ -51,14 +55,10 @@ export function copyAttempt(job: V1Job): CopyAttempt | undefined {
   const attempt = Number(job.metadata?.labels?.[ATTEMPT_LABEL]);
   if (!Number.isInteger(attempt) || attempt < 1) return undefined;
   const name = job.metadata?.name ?? '';
-  const conditions = job.status?.conditions ?? [];
-  if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) {
-    return { attempt, name, outcome: 'succeeded' };
-  }
-  const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
-  if (failed) {
-    const message = [failed.reason, failed.message].filter(Boolean).join(': ') || 'the Job failed';
-    const failedAt = toMillis(failed.lastTransitionTime) ?? toMillis(job.status?.completionTime);
+  const outcome = jobOutcome(job);
+  if (outcome?.done === 'succeeded') return { attempt, name, outcome: 'succeeded' };
+  if (outcome?.done === 'failed') {
+    const { message, failedAt } = outcome;
     return { attempt, name, outcome: 'failed', message, ...(failedAt !== undefined ? { failedAt } : {}) };
   }
   return { attempt, name, outcome: 'running' };

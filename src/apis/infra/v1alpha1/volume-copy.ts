@@ -3,6 +3,7 @@
 // backup claim holds exactly the files of the Machine's volume and a restore puts them back; every
 // provider reads its copy Jobs' outcome the same way.
 import type { V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
+import { toMillis } from '../../../runtime/time.ts';
 
 /** Copy everything, keeping owners, modes and times. */
 export const VOLUME_COPY_COMMAND: readonly string[] = ['sh', '-c', 'cp -a /source/. /target/'];
@@ -57,7 +58,11 @@ export function volumeCopyPodTemplate(
   };
 }
 
-export type JobOutcome = { done: 'succeeded' } | { done: 'failed'; message: string } | undefined;
+export type JobOutcome =
+  | { done: 'succeeded' }
+  /** `failedAt`: when it failed (ms since the epoch), if the Job says. */
+  | { done: 'failed'; message: string; failedAt?: number }
+  | undefined;
 
 /** Whether a copy Job finished, from its Complete and Failed conditions. */
 export function jobOutcome(job: V1Job): JobOutcome {
@@ -66,7 +71,12 @@ export function jobOutcome(job: V1Job): JobOutcome {
   const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');
   if (failed) {
     const why = [failed.reason, failed.message].filter(Boolean).join(': ');
-    return { done: 'failed', message: why || 'the Job failed' };
+    const failedAt = toMillis(failed.lastTransitionTime) ?? toMillis(job.status?.completionTime);
+    return {
+      done: 'failed',
+      message: why || 'the Job failed',
+      ...(failedAt !== undefined ? { failedAt } : {}),
+    };
   }
   return undefined;
 }

@@ -34,8 +34,8 @@ import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cg
 import { PodCreates, perSecond, rate } from './measure/pod-creates.ts';
 import { labelledSamples } from './measure/prometheus-text.ts';
 import { describeQueueTimes, queueTimes } from './measure/queue-times.ts';
+import { type ScalableObject, ScaleUps } from './measure/scale-ups.ts';
 import { describeServerTime, serverTime } from './measure/server-time.ts';
-import { SetScales } from './measure/set-scales.ts';
 import {
   type KcmStartup,
   kcmStartup,
@@ -320,25 +320,33 @@ async function kcmMetrics(): Promise<string> {
 /** The settled-system measures both sides share: reaction latency, then idle cost. */
 async function settledMeasures(
   scale: (name: string, replicas: number) => Promise<unknown>,
-  sets: { type: ResourceType<KubeObject & { spec?: { replicas?: number } }>; namespace: string },
+  kinds: { deployments: ResourceType<ScalableObject>; sets: ResourceType<ScalableObject>; namespace: string },
   creates: PodCreates,
   idle: Parameters<typeof idleCost>[0],
 ): Promise<Pick<SideResult, 'latency' | 'idle'>> {
   const result: Pick<SideResult, 'latency' | 'idle'> = {};
   if (LATENCY_CHANGES > 0) {
-    await sleep(Number(values['settle-seconds']) * 1000); // the system idle before the first change
-    log(`  reaction latency: ${LATENCY_CHANGES} scale-ups, one at a time`);
+    // The watches listed and the metrics read before the quiet time: none of it in the first change.
+    const stopWatches = new AbortController();
+    const scaleUps = (type: ResourceType<ScalableObject>, appOf: (o: ScalableObject) => string | undefined) =>
+      new ScaleUps(client, type, kinds.namespace, stopWatches.signal, appOf);
+    const deploymentScales = scaleUps(kinds.deployments, (d) => d.metadata?.name);
+    const setScales = scaleUps(kinds.sets, (s) => s.metadata?.labels?.app);
+    await Promise.all([deploymentScales.listed, setScales.listed]);
     const before = await idle.metrics();
     const serverBefore = serverTime(await kubectl(['get', '--raw', '/metrics']));
-    const stopSets = new AbortController();
+    // The system idle before the first change (the reads above included).
+    await sleep(Number(values['settle-seconds']) * 1000);
+    log(`  reaction latency: ${LATENCY_CHANGES} scale-ups, one at a time`);
     result.latency = await reactionLatency({
       deployments: N,
       replicas: R,
       changes: LATENCY_CHANGES,
       scale,
       creates,
-      setScales: new SetScales(client, sets.type, sets.namespace, stopSets.signal),
-    }).finally(() => stopSets.abort());
+      deploymentScales,
+      setScales,
+    }).finally(() => stopWatches.abort());
     result.latency.queues = queueTimes(before, await idle.metrics(), idle.controllers);
     const serverAfter = serverTime(await kubectl(['get', '--raw', '/metrics']));
     log(
@@ -414,7 +422,7 @@ async function kcmSide(): Promise<SideResult> {
         result,
         await settledMeasures(
           scaler(CoreTypes.Deployment, ns),
-          { type: CoreTypes.ReplicaSet, namespace: ns },
+          { deployments: CoreTypes.Deployment, sets: CoreTypes.ReplicaSet, namespace: ns },
           creates,
           {
             cpuTicks: () => procStats(pid).cpuTicks,
@@ -681,7 +689,7 @@ async function operatorSide(): Promise<SideResult> {
         result,
         await settledMeasures(
           scaler(BASIC_DEPLOYMENT, ns),
-          { type: BASIC_REPLICA_SET, namespace: ns },
+          { deployments: BASIC_DEPLOYMENT, sets: BASIC_REPLICA_SET, namespace: ns },
           creates,
           {
             cpuTicks: () => procStats(pid).cpuTicks,

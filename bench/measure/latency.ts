@@ -1,6 +1,6 @@
 import type { PodCreates } from './pod-creates.ts';
 import type { QueueTimes } from './queue-times.ts';
-import type { SetScales } from './set-scales.ts';
+import type { ScaleUps } from './scale-ups.ts';
 import { percentile } from './stats.ts';
 
 export interface ReactionLatency {
@@ -12,9 +12,17 @@ export interface ReactionLatency {
   samplesMs: number[];
   /** Over the changes, each controller's work queue: items, mean time queued and worked. */
   queues?: Record<string, QueueTimes>;
-  /** The two hops of a reaction: from the change to its set scaled, and from there to the pod. */
-  hops?: { toSetP50Ms: number; toSetP99Ms: number; setToPodP50Ms: number; setToPodP99Ms: number };
+  /**
+   * The three hops of a reaction, p50 and p99 of each: from sending the change to the deployment's
+   * new spec seen on a watch (the API server's write and watch), from there to its set scaled (the
+   * deployment controller), and from there to the pod (the set controller).
+   */
+  hops?: Record<Hop, { p50Ms: number; p99Ms: number }>;
+  /** Each change's three hops in the order of `Hop`, in the order of `samplesMs` (null: not seen). */
+  hopSamplesMs?: ([number, number, number] | null)[];
 }
+
+export type Hop = 'toDeployment' | 'deploymentToSet' | 'setToPod';
 
 export interface LatencyOptions {
   /** Deployments d-0 .. d-(deployments-1), each with `replicas` replicas and pods labelled app=d-i. */
@@ -24,8 +32,9 @@ export interface LatencyOptions {
   /** Sets spec.replicas of one deployment (a merge patch of the side's kind). */
   scale(name: string, replicas: number): Promise<unknown>;
   creates: PodCreates;
-  /** When given, each change's time to its set scaled is measured too. */
-  setScales?: SetScales;
+  /** When given with `setScales`, each change is split into its three hops. */
+  deploymentScales?: ScaleUps;
+  setScales?: ScaleUps;
   /** Quiet time after each change's pod, so the next change meets an idle system. */
   settleMs?: number;
 }
@@ -38,27 +47,32 @@ export interface LatencyOptions {
  */
 export async function reactionLatency(options: LatencyOptions): Promise<ReactionLatency> {
   const samples: number[] = [];
-  const toSet: number[] = [];
-  const setToPod: number[] = [];
+  const hops: Record<Hop, number[]> = { toDeployment: [], deploymentToSet: [], setToPod: [] };
+  const hopSamples: ([number, number, number] | null)[] = [];
   for (let i = 0; i < options.changes; i++) {
     const name = `d-${i % options.deployments}`;
     const replicas = options.replicas + 1 + Math.floor(i / options.deployments);
     const created = options.creates.next(name, 60_000);
-    const scaled = options.setScales?.next(name);
+    const deploymentSeen = options.deploymentScales?.next(name);
+    const setSeen = options.setScales?.next(name);
     const started = Date.now();
     await options.scale(name, replicas);
     const createdAt = await created;
     samples.push(createdAt - started);
-    if (scaled) {
-      // The set's event can only come before its pod's; one missing is a set scaled out of sight.
-      const scaledAt = await Promise.race([
-        scaled,
-        new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000)),
-      ]);
+    if (deploymentSeen && setSeen) {
+      // Both events come before the pod's; one missing is an event out of sight.
+      const [deploymentAt, setAt] = await Promise.all([deploymentSeen, setSeen].map(orNothingAfter(1000)));
+      options.deploymentScales?.forget(name);
       options.setScales?.forget(name);
-      if (scaledAt !== undefined) {
-        toSet.push(scaledAt - started);
-        setToPod.push(createdAt - scaledAt);
+      const change =
+        deploymentAt !== undefined && setAt !== undefined
+          ? ([deploymentAt - started, setAt - deploymentAt, createdAt - setAt] as [number, number, number])
+          : null;
+      hopSamples.push(change);
+      if (change) {
+        hops.toDeployment.push(change[0]);
+        hops.deploymentToSet.push(change[1]);
+        hops.setToPod.push(change[2]);
       }
     }
     await new Promise((r) => setTimeout(r, options.settleMs ?? 300));
@@ -69,20 +83,36 @@ export async function reactionLatency(options: LatencyOptions): Promise<Reaction
     p99Ms: percentile(samples, 99),
     maxMs: Math.max(...samples),
     samplesMs: samples,
-    ...(toSet.length > 0 && {
+    ...(hops.setToPod.length > 0 && {
       hops: {
-        toSetP50Ms: percentile(toSet, 50),
-        toSetP99Ms: percentile(toSet, 99),
-        setToPodP50Ms: percentile(setToPod, 50),
-        setToPodP99Ms: percentile(setToPod, 99),
+        toDeployment: percentiles(hops.toDeployment),
+        deploymentToSet: percentiles(hops.deploymentToSet),
+        setToPod: percentiles(hops.setToPod),
       },
+      hopSamplesMs: hopSamples,
     }),
   };
 }
 
-/** "to set p50/p99 A/B ms, set to pod C/D ms", or that the hops were not measured. */
+const percentiles = (samples: number[]) => ({
+  p50Ms: percentile(samples, 50),
+  p99Ms: percentile(samples, 99),
+});
+
+const orNothingAfter =
+  (ms: number) =>
+  (seen: Promise<number>): Promise<number | undefined> =>
+    Promise.race([seen, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+
+/** "to the deployment p50/p99 A/B ms, deployment to set C/D ms, set to pod E/F ms", or that the hops were not measured. */
 export function describeHops(latency: ReactionLatency): string {
   const h = latency.hops;
   if (!h) return 'hops not measured';
-  return `to set scaled p50/p99 ${h.toSetP50Ms}/${h.toSetP99Ms} ms, set to pod ${h.setToPodP50Ms}/${h.setToPodP99Ms} ms`;
+  const hop = (label: string, { p50Ms, p99Ms }: { p50Ms: number; p99Ms: number }) =>
+    `${label} ${p50Ms}/${p99Ms} ms`;
+  return [
+    hop('to the deployment seen p50/p99', h.toDeployment),
+    hop('deployment to set scaled', h.deploymentToSet),
+    hop('set to pod', h.setToPod),
+  ].join(', ');
 }

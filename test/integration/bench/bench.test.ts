@@ -48,7 +48,7 @@ describe('the benchmark on a small workload', () => {
             p50Ms: number;
             p99Ms: number;
             changes: number;
-            hops?: { toSetP50Ms: number; setToPodP50Ms: number };
+            hops?: Record<'toDeployment' | 'deploymentToSet' | 'setToPod', { p50Ms: number; p99Ms: number }>;
           };
           idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
           rolloutCpu: Record<string, number>;
@@ -63,8 +63,12 @@ describe('the benchmark on a small workload', () => {
         number(r.peakRssMiB, `${side} peak RSS`);
         number(r.latency.p99Ms, `${side} reaction p99`);
         assert.equal(r.latency.changes, 4);
-        number(r.latency.hops?.toSetP50Ms, `${side} reaction: to the set scaled`);
-        number(r.latency.hops?.setToPodP50Ms, `${side} reaction: from the set to the pod`);
+        number(r.latency.hops?.toDeployment.p50Ms, `${side} reaction: to the deployment seen`);
+        number(
+          r.latency.hops?.deploymentToSet.p99Ms,
+          `${side} reaction: from the deployment to the set scaled`,
+        );
+        number(r.latency.hops?.setToPod.p50Ms, `${side} reaction: from the set to the pod`);
         number(r.idle.cpuSeconds, `${side} idle CPU`);
         assert.equal(
           Object.keys(r.idle.reconcilesPerSecond).length,

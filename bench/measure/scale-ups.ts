@@ -2,27 +2,36 @@ import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../src/runtime/client/object.ts';
 import type { ResourceType } from '../../src/runtime/client/resource.ts';
 
-type ScalableObject = KubeObject & { spec?: { replicas?: number } };
+export type ScalableObject = KubeObject & { spec?: { replicas?: number } };
 
 /**
- * Scale-ups of the replica sets in one namespace as the API server publishes them (a set whose
- * spec.replicas grew), with the time each was seen: where a reaction's first hop, the deployment
- * controller scaling its set, ends.
+ * Scale-ups of the objects of one type in one namespace as the API server publishes them (an object
+ * whose spec.replicas grew), with the time each was seen: on deployments, where a reaction's change
+ * reaches the controllers; on sets, where the deployment controller's hop ends.
  */
-export class SetScales {
+export class ScaleUps {
   private readonly replicas = new Map<string, number>();
   private readonly waiters = new Map<string, (at: number) => void>();
+  private readonly appOf: (object: ScalableObject) => string | undefined;
+  private markListed: () => void = () => undefined;
+  /** Resolves once the objects are listed: a change sent after it is seen. */
+  readonly listed = new Promise<void>((resolve) => {
+    this.markListed = resolve;
+  });
 
+  /** `appOf` names the deployment an object belongs to (sets: their app label). */
   constructor(
     client: KubeClient,
     type: ResourceType<ScalableObject>,
     namespace: string,
     signal: AbortSignal,
+    appOf: (object: ScalableObject) => string | undefined,
   ) {
+    this.appOf = appOf;
     void this.follow(client, type, namespace, signal);
   }
 
-  /** Resolves at the next scale-up of a set labelled app=`app`, with the time it was seen. */
+  /** Resolves at the next scale-up of an object of deployment `app`, with the time it was seen. */
   next(app: string): Promise<number> {
     return new Promise((resolve) => this.waiters.set(app, resolve));
   }
@@ -32,14 +41,14 @@ export class SetScales {
     this.waiters.delete(app);
   }
 
-  private seen(set: ScalableObject): void {
+  private seen(object: ScalableObject): void {
     const at = Date.now();
-    const name = set.metadata?.name ?? '';
-    const replicas = set.spec?.replicas ?? 0;
+    const name = object.metadata?.name ?? '';
+    const replicas = object.spec?.replicas ?? 0;
     const before = this.replicas.get(name);
     this.replicas.set(name, replicas);
     if (before === undefined || replicas <= before) return;
-    const app = set.metadata?.labels?.app;
+    const app = this.appOf(object);
     const waiter = app === undefined ? undefined : this.waiters.get(app);
     if (app !== undefined && waiter) {
       this.waiters.delete(app);
@@ -58,8 +67,9 @@ export class SetScales {
       try {
         if (rv === undefined) {
           const list = await client.list(type, { namespace });
-          for (const set of list.items) this.replicas.set(set.metadata?.name ?? '', set.spec?.replicas ?? 0);
+          for (const o of list.items) this.replicas.set(o.metadata?.name ?? '', o.spec?.replicas ?? 0);
           rv = list.metadata?.resourceVersion;
+          this.markListed();
         }
         for await (const e of client.watch<ScalableObject>(type, {
           namespace,

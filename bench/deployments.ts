@@ -84,6 +84,8 @@ const { values } = parseArgs({
     'fresh-control-plane': { type: 'boolean', default: true },
     /** Scale-ups timed once a side is ready (0: none). */
     'latency-changes': { type: 'string', default: '200' },
+    /** Quiet time after each change's pod, before the next change. */
+    'latency-gap-ms': { type: 'string', default: '300' },
     /**
      * Quiet time before the reaction latency and the idle window: the last status writes, the held
      * progress writes and the Events of the work before them.
@@ -346,6 +348,7 @@ async function settledMeasures(
       creates,
       deploymentScales,
       setScales,
+      settleMs: Number(values['latency-gap-ms']),
     }).finally(() => stopWatches.abort());
     result.latency.queues = queueTimes(before, await idle.metrics(), idle.controllers);
     const serverAfter = serverTime(await kubectl(['get', '--raw', '/metrics']));

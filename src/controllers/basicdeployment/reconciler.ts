@@ -351,22 +351,13 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     for (const action of actions) {
       const set = sets.find((s) => s.metadata.name === action.name);
       if (!set) continue;
-      const scaled = await this.deps.client.patch<BasicReplicaSet>(BASIC_REPLICA_SET, {
-        namespace: set.metadata.namespace,
-        name: action.name,
-        patchType: 'merge',
-        body: {
-          metadata: {
-            resourceVersion: set.metadata.resourceVersion,
-            annotations: {
-              [DESIRED_REPLICAS_ANNOTATION]: String(action.desiredReplicas),
-              [MAX_REPLICAS_ANNOTATION]: String(action.maxReplicas),
-            },
-          },
-          spec: { replicas: action.to },
+      const scaled = await this.deps.client.update<BasicReplicaSet>(
+        BASIC_REPLICA_SET,
+        scaledSet(set, action),
+        {
+          signal: ctx.signal,
         },
-        signal: ctx.signal,
-      });
+      );
       this.ownWrites.wrote(set, scaled);
       if (action.to !== action.from) {
         const verb = action.to > action.from ? 'up' : 'down';
@@ -418,4 +409,27 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
       }
     }
   }
+}
+
+/**
+ * The set as read, with its new size and the size annotations: sent as an update, as upstream's
+ * scaleReplicaSet does. The set's resourceVersion makes it conditional; the cache keeps the operator's
+ * own resources whole, and the API server keeps the managed fields an update leaves out and the status
+ * of a main-resource update. An update cost kube-apiserver about 1 ms less than the equivalent merge
+ * patch of a BasicReplicaSet (docs/benchmark.md), on the path from a scale to its first pod.
+ */
+function scaledSet(set: BasicReplicaSet, action: ScaleAction): BasicReplicaSet {
+  const { status: _status, ...rest } = set;
+  return {
+    ...rest,
+    metadata: {
+      ...set.metadata,
+      annotations: {
+        ...set.metadata.annotations,
+        [DESIRED_REPLICAS_ANNOTATION]: String(action.desiredReplicas),
+        [MAX_REPLICAS_ANNOTATION]: String(action.maxReplicas),
+      },
+    },
+    spec: { ...set.spec, replicas: action.to },
+  };
 }

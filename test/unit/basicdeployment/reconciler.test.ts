@@ -225,7 +225,7 @@ describe('BasicDeploymentReconciler', () => {
     assert.equal(progressing(h)?.reason, 'NewReplicaSetAvailable');
     const recorded = h.cluster.server.get(BASIC_DEPLOYMENT, 'ns', 'web').metadata.annotations;
     assert.equal(recorded?.[REVISION_ANNOTATION], '2', 'the new revision is recorded on the deployment');
-    for (const scale of h.client.writes({ verb: 'patch', kind: 'BasicReplicaSet' })) {
+    for (const scale of h.client.writes({ verb: 'update', kind: 'BasicReplicaSet' })) {
       const body = scale.body as BasicReplicaSet;
       assert.ok(body.metadata.resourceVersion, 'each scale carries the resourceVersion read');
       assert.equal(body.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION], '10');
@@ -240,7 +240,7 @@ describe('BasicDeploymentReconciler', () => {
     );
     await h.reconcile('web');
     assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
-      `patch BasicReplicaSet ${setName('1')}`,
+      `update BasicReplicaSet ${setName('1')}`,
     ]);
     assert.deepEqual(replicasOf(h), { [setName('1')]: 0 });
     await rollOut(h, (all) => {
@@ -258,7 +258,7 @@ describe('BasicDeploymentReconciler', () => {
       setOf('1', 2, 1, MINUTE),
     );
     assert.equal(await h.reconcile('web'), undefined, 'no deadline while paused');
-    assert.deepEqual(h.client.writeSummary(), [`patch BasicReplicaSet ${setName('1')}`], 'no new set');
+    assert.deepEqual(h.client.writeSummary(), [`update BasicReplicaSet ${setName('1')}`], 'no new set');
     assert.deepEqual(replicasOf(h), { [setName('1')]: 3 });
     assert.equal(progressing(h)?.status, 'Unknown');
     assert.equal(progressing(h)?.reason, 'DeploymentPaused');
@@ -279,7 +279,7 @@ describe('BasicDeploymentReconciler', () => {
     );
     await h.reconcile('web');
     const after = replicasOf(h);
-    assert.equal(h.client.writes({ verb: 'patch', kind: 'BasicReplicaSet' }).length, 2);
+    assert.equal(h.client.writes({ verb: 'update', kind: 'BasicReplicaSet' }).length, 2);
     assert.equal((after[setName('1')] ?? 0) + (after[setName('2')] ?? 0), 25, '20 plus a 25% surge');
     assert.ok((after[setName('1')] ?? 0) > 5 && (after[setName('2')] ?? 0) > 5, JSON.stringify(after));
     assert.deepEqual(h.client.writes({ verb: 'create' }), []);
@@ -498,7 +498,7 @@ describe('BasicDeploymentReconciler', () => {
       setOf('1', 3, 1, MINUTE),
     );
     h.client.fail(
-      { verb: 'patch', kind: 'BasicReplicaSet' },
+      { verb: 'update', kind: 'BasicReplicaSet' },
       new ApiError(
         409,
         'Conflict',
@@ -524,7 +524,7 @@ describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => 
     await h.cluster.sync();
     await h.reconcile('web');
     assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
-      `patch BasicReplicaSet ${setName('1')}`,
+      `update BasicReplicaSet ${setName('1')}`,
     ]);
     return h;
   }
@@ -536,8 +536,44 @@ describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => 
     await advanceSets(h);
     await h.reconcile('web');
     assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
-      `patch BasicReplicaSet ${setName('1')}`,
+      `update BasicReplicaSet ${setName('1')}`,
     ]);
+  });
+
+  it('scales with an update of the set as read: what others wrote on it stays', async () => {
+    const h = await setup(
+      deployment({ replicas: 3 }, { [REVISION_ANNOTATION]: '1' }),
+      setOf('1', 3, 1, MINUTE),
+    );
+    h.cluster.server.patch(BASIC_REPLICA_SET, {
+      namespace: 'ns',
+      name: setName('1'),
+      patchType: 'merge',
+      body: { metadata: { annotations: { 'example.com/owner': 'team-a' }, labels: { tier: 'web' } } },
+    });
+    h.cluster.server.patch(BASIC_DEPLOYMENT, {
+      namespace: 'ns',
+      name: 'web',
+      patchType: 'merge',
+      body: { spec: { replicas: 4 } },
+    });
+    await h.cluster.sync();
+    const before = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
+    await h.reconcile('web');
+    const after = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
+    assert.equal(after.spec.replicas, 4);
+    assert.equal(after.metadata.annotations?.['example.com/owner'], 'team-a');
+    assert.equal(after.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION], '4');
+    assert.equal(after.metadata.labels?.tier, 'web');
+    assert.deepEqual(after.spec.template, before.spec.template);
+    assert.deepEqual(after.status, before.status);
+    const scales = h.client.writes({ verb: 'update', kind: 'BasicReplicaSet' });
+    assert.equal(scales.length, 1);
+    assert.equal(
+      (scales[0]?.body as BasicReplicaSet | undefined)?.status,
+      undefined,
+      'no status sent with the scale',
+    );
   });
 
   it('woken before the cache shows its scale, it waits for that event instead of scaling again (409)', async () => {
@@ -545,12 +581,12 @@ describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => 
     // Another event woke it; the set's own update is still on its way.
     assert.deepEqual(await h.reconcile('web'), { requeueAfterMs: 1000 });
     assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
-      `patch BasicReplicaSet ${setName('1')}`,
+      `update BasicReplicaSet ${setName('1')}`,
     ]);
     await h.cluster.sync();
     await h.reconcile('web');
     assert.deepEqual(h.client.writeSummary({ kind: 'BasicReplicaSet' }), [
-      `patch BasicReplicaSet ${setName('1')}`,
+      `update BasicReplicaSet ${setName('1')}`,
     ]);
     assert.deepEqual(replicasOf(h), { [setName('1')]: 4 });
   });

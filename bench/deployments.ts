@@ -353,7 +353,7 @@ async function settledMeasures(
     result.latency.queues = queueTimes(before, await idle.metrics(), idle.controllers);
     const serverAfter = serverTime(await kubectl(['get', '--raw', '/metrics']));
     log(
-      `  kube-apiserver's mean time per request over the changes: ${describeServerTime(serverBefore, serverAfter, /^(POST pods|PATCH|PUT (deployments|replicasets))/, LATENCY_CHANGES / 2)}`,
+      `  kube-apiserver's mean time per request over the changes: ${describeServerTime(serverBefore, serverAfter, /^(POST pods|PATCH|PUT (deployments|replicasets|basicreplicasets))/, LATENCY_CHANGES / 2)}`,
     );
     log(
       `  reaction: p50 ${result.latency.p50Ms} ms, p99 ${result.latency.p99Ms} ms; ${describeHops(result.latency)}; ${describeQueueTimes(result.latency.queues)}`,

@@ -510,11 +510,13 @@ describe('BasicDeploymentReconciler', () => {
 });
 
 describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => {
-  async function scaledUp() {
+  /** Scales web from 3 to 4; `before` runs first (another writer's change to the set, say). */
+  async function scaledUp(before?: (h: Harness<BasicDeployment>) => void) {
     const h = await setup(
       deployment({ replicas: 3 }, { [REVISION_ANNOTATION]: '1' }),
       setOf('1', 3, 1, MINUTE),
     );
+    before?.(h);
     h.cluster.server.patch(BASIC_DEPLOYMENT, {
       namespace: 'ns',
       name: 'web',
@@ -541,32 +543,23 @@ describe('BasicDeploymentReconciler: a scale-up of a settled deployment', () => 
   });
 
   it('scales with an update of the set as read: what others wrote on it stays', async () => {
-    const h = await setup(
-      deployment({ replicas: 3 }, { [REVISION_ANNOTATION]: '1' }),
-      setOf('1', 3, 1, MINUTE),
-    );
-    h.cluster.server.patch(BASIC_REPLICA_SET, {
-      namespace: 'ns',
-      name: setName('1'),
-      patchType: 'merge',
-      body: { metadata: { annotations: { 'example.com/owner': 'team-a' }, labels: { tier: 'web' } } },
+    let before: BasicReplicaSet | undefined;
+    const h = await scaledUp((h) => {
+      h.cluster.server.patch(BASIC_REPLICA_SET, {
+        namespace: 'ns',
+        name: setName('1'),
+        patchType: 'merge',
+        body: { metadata: { annotations: { 'example.com/owner': 'team-a' }, labels: { tier: 'web' } } },
+      });
+      before = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
     });
-    h.cluster.server.patch(BASIC_DEPLOYMENT, {
-      namespace: 'ns',
-      name: 'web',
-      patchType: 'merge',
-      body: { spec: { replicas: 4 } },
-    });
-    await h.cluster.sync();
-    const before = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
-    await h.reconcile('web');
     const after = h.cluster.server.get(BASIC_REPLICA_SET, 'ns', setName('1'));
     assert.equal(after.spec.replicas, 4);
     assert.equal(after.metadata.annotations?.['example.com/owner'], 'team-a');
     assert.equal(after.metadata.annotations?.[DESIRED_REPLICAS_ANNOTATION], '4');
     assert.equal(after.metadata.labels?.tier, 'web');
-    assert.deepEqual(after.spec.template, before.spec.template);
-    assert.deepEqual(after.status, before.status);
+    assert.deepEqual(after.spec.template, before?.spec.template);
+    assert.deepEqual(after.status, before?.status);
     const scales = h.client.writes({ verb: 'update', kind: 'BasicReplicaSet' });
     assert.equal(scales.length, 1);
     assert.equal(

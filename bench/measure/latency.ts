@@ -47,7 +47,6 @@ export interface LatencyOptions {
  */
 export async function reactionLatency(options: LatencyOptions): Promise<ReactionLatency> {
   const samples: number[] = [];
-  const hops: Record<Hop, number[]> = { toDeployment: [], deploymentToSet: [], setToPod: [] };
   const hopSamples: ([number, number, number] | null)[] = [];
   for (let i = 0; i < options.changes; i++) {
     const name = `d-${i % options.deployments}`;
@@ -64,31 +63,24 @@ export async function reactionLatency(options: LatencyOptions): Promise<Reaction
       const [deploymentAt, setAt] = await Promise.all([deploymentSeen, setSeen].map(orNothingAfter(1000)));
       options.deploymentScales?.forget(name);
       options.setScales?.forget(name);
-      const change =
+      hopSamples.push(
         deploymentAt !== undefined && setAt !== undefined
-          ? ([deploymentAt - started, setAt - deploymentAt, createdAt - setAt] as [number, number, number])
-          : null;
-      hopSamples.push(change);
-      if (change) {
-        hops.toDeployment.push(change[0]);
-        hops.deploymentToSet.push(change[1]);
-        hops.setToPod.push(change[2]);
-      }
+          ? [deploymentAt - started, setAt - deploymentAt, createdAt - setAt]
+          : null,
+      );
     }
     await new Promise((r) => setTimeout(r, options.settleMs ?? 300));
   }
+  const seen = hopSamples.filter((change) => change !== null);
+  const hop = (i: 0 | 1 | 2) => percentiles(seen.map((change) => change[i]));
   return {
     changes: samples.length,
     p50Ms: percentile(samples, 50),
     p99Ms: percentile(samples, 99),
     maxMs: Math.max(...samples),
     samplesMs: samples,
-    ...(hops.setToPod.length > 0 && {
-      hops: {
-        toDeployment: percentiles(hops.toDeployment),
-        deploymentToSet: percentiles(hops.deploymentToSet),
-        setToPod: percentiles(hops.setToPod),
-      },
+    ...(seen.length > 0 && {
+      hops: { toDeployment: hop(0), deploymentToSet: hop(1), setToPod: hop(2) },
       hopSamplesMs: hopSamples,
     }),
   };

@@ -12,7 +12,7 @@ import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { parseRevision } from './logic/history.ts';
 import { type CreationOrdered, compareByCreation } from './logic/ordering.ts';
 import { templatesEqualIgnoringHash } from './logic/template-hash.ts';
-import type { DeploymentView, ReplicaSetView } from './logic/types.ts';
+import type { DeploymentView, ReplicaSetView, ScaleAction } from './logic/types.ts';
 
 /** Recorded on each set when it is scaled, for proportional scaling (upstream's desired-/max-replicas). */
 export const DESIRED_REPLICAS_ANNOTATION = `${APPS_GROUP}/desired-replicas`;
@@ -61,6 +61,29 @@ export function newSetUpdate(
   const update: NewSetUpdate = { annotations };
   if ((set.spec.minReadySeconds ?? 0) !== minReadySeconds) update.minReadySeconds = minReadySeconds;
   return Object.keys(annotations).length > 0 || update.minReadySeconds !== undefined ? update : undefined;
+}
+
+/**
+ * The set as read, with its new size and the size annotations: sent as an update, as upstream's
+ * scaleReplicaSet does. The set's resourceVersion makes it conditional; the cache keeps the operator's
+ * own resources whole, and the API server keeps the managed fields an update leaves out and the status
+ * of a main-resource update. On an idle cluster it took about 1 ms less than the equivalent merge patch
+ * (docs/benchmark.md), on the path from a scale to its first pod.
+ */
+export function scaledSet(set: BasicReplicaSet, action: ScaleAction): BasicReplicaSet {
+  const { status: _status, ...rest } = set;
+  return {
+    ...rest,
+    metadata: {
+      ...set.metadata,
+      annotations: {
+        ...set.metadata.annotations,
+        [DESIRED_REPLICAS_ANNOTATION]: String(action.desiredReplicas),
+        [MAX_REPLICAS_ANNOTATION]: String(action.maxReplicas),
+      },
+    },
+    spec: { ...set.spec, replicas: action.to },
+  };
 }
 
 export function deploymentView(d: BasicDeployment): DeploymentView {

@@ -334,7 +334,10 @@ async function settledMeasures(
       new ScaleUps(client, type, kinds.namespace, stopWatches.signal, appOf);
     const deploymentScales = scaleUps(kinds.deployments, (d) => d.metadata?.name);
     const setScales = scaleUps(kinds.sets, (s) => s.metadata?.labels?.app);
-    await Promise.all([deploymentScales.listed, setScales.listed]);
+    await Promise.all([deploymentScales.listed, setScales.listed]).catch((err: unknown) => {
+      stopWatches.abort();
+      throw err;
+    });
     const before = await idle.metrics();
     const serverBefore = serverTime(await kubectl(['get', '--raw', '/metrics']));
     // The system idle before the first change (the reads above included).

@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { JitteredBackoff, sleep } from '../../src/runtime/cache/backoff.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
 
@@ -50,6 +51,7 @@ export class PodCreates {
 
   private async follow(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
     let rv = (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
+    const backoff = new JitteredBackoff(100, 5_000);
     while (!signal.aborted) {
       try {
         for await (const e of client.watch<V1Pod>(CoreTypes.Pod, {
@@ -70,9 +72,12 @@ export class PodCreates {
           }
           this.progress(e.object);
           rv = e.object.metadata?.resourceVersion ?? rv;
+          backoff.reset();
         }
       } catch {
         if (signal.aborted) return;
+        // A watch that keeps failing (the API server restarting) is retried with a pause, not at once.
+        await sleep(backoff.next(), signal);
       }
     }
   }

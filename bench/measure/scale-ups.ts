@@ -1,6 +1,11 @@
+import { JitteredBackoff, sleep } from '../../src/runtime/cache/backoff.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../src/runtime/client/object.ts';
 import type { ResourceType } from '../../src/runtime/client/resource.ts';
+import { errorMessage } from '../../src/runtime/log.ts';
+
+/** How long `listed` waits by default for the first list before it fails with the last error. */
+const LIST_DEADLINE_MS = 30_000;
 
 export type ScalableObject = KubeObject & { spec?: { replicas?: number } };
 
@@ -14,10 +19,12 @@ export class ScaleUps {
   private readonly waiters = new Map<string, (at: number) => void>();
   private readonly appOf: (object: ScalableObject) => string | undefined;
   private markListed: () => void = () => undefined;
-  /** Resolves once the objects are listed: a change sent after it is seen. */
-  readonly listed = new Promise<void>((resolve) => {
-    this.markListed = resolve;
-  });
+  private lastError: unknown = 'no answer yet';
+  /**
+   * Resolves once the objects are listed: a change sent after it is seen. Rejects, with the last
+   * error, when no list succeeded within `listDeadlineMs`.
+   */
+  readonly listed: Promise<void>;
 
   /** `appOf` names the deployment an object belongs to (sets: their app label). */
   constructor(
@@ -26,8 +33,22 @@ export class ScaleUps {
     namespace: string,
     signal: AbortSignal,
     appOf: (object: ScalableObject) => string | undefined,
+    listDeadlineMs = LIST_DEADLINE_MS,
   ) {
     this.appOf = appOf;
+    this.listed = new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => {
+        reject(
+          new Error(
+            `${type.plural} in ${namespace} not listed within ${listDeadlineMs} ms: ${errorMessage(this.lastError)}`,
+          ),
+        );
+      }, listDeadlineMs);
+      this.markListed = () => {
+        clearTimeout(deadline);
+        resolve();
+      };
+    });
     void this.follow(client, type, namespace, signal);
   }
 
@@ -63,6 +84,7 @@ export class ScaleUps {
     signal: AbortSignal,
   ): Promise<void> {
     let rv: string | undefined;
+    const backoff = new JitteredBackoff(100, 5_000);
     while (!signal.aborted) {
       try {
         if (rv === undefined) {
@@ -79,10 +101,13 @@ export class ScaleUps {
         })) {
           if (e.type === 'ADDED' || e.type === 'MODIFIED') this.seen(e.object);
           rv = e.object.metadata?.resourceVersion ?? rv;
+          backoff.reset();
         }
-      } catch {
+      } catch (err) {
         if (signal.aborted) return;
+        this.lastError = err;
         rv = undefined;
+        await sleep(backoff.next(), signal);
       }
     }
   }

@@ -36,6 +36,11 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    // A child may exit without reading all its input (kubectl exec into a pod not running yet):
+    // that is its answer, given by its exit code and output, not a failure of ours.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { pipeline } from 'node:stream';
 import { run, runOk } from '../exec.ts';
 
 /**
@@ -100,7 +101,9 @@ export function pipe(a: string, aArgs: string[], b: string, bArgs: string[]): Pr
   return new Promise((resolve, reject) => {
     const left = spawn(a, aArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
     const right = spawn(b, bArgs, { stdio: ['pipe', 'pipe', 'pipe'] });
-    left.stdout.pipe(right.stdin);
+    // pipeline() closes the left side's output when the right side stops reading, as a shell does
+    // (the left side then exits on SIGPIPE); .pipe() would leave it blocked on a full pipe.
+    pipeline(left.stdout, right.stdin, () => {});
     let errors = '';
     left.stderr.on('data', (d: Buffer) => {
       errors += d.toString();

@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { JitteredBackoff, sleep } from '../../src/runtime/cache/backoff.ts';
+import { isGone } from '../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
 
@@ -50,10 +51,12 @@ export class PodCreates {
   }
 
   private async follow(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
-    let rv = (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
+    // Where to start watching: only pods created from then on count, so one item is listed.
+    let rv: string | undefined;
     const backoff = new JitteredBackoff(100, 5_000);
     while (!signal.aborted) {
       try {
+        rv ??= (await client.list(CoreTypes.Pod, { namespace, limit: 1 })).metadata?.resourceVersion;
         for await (const e of client.watch<V1Pod>(CoreTypes.Pod, {
           namespace,
           resourceVersion: rv,
@@ -74,8 +77,10 @@ export class PodCreates {
           rv = e.object.metadata?.resourceVersion ?? rv;
           backoff.reset();
         }
-      } catch {
+      } catch (err) {
         if (signal.aborted) return;
+        // 410 Gone: that version is compacted away and will never be served again; start from now.
+        if (isGone(err)) rv = undefined;
         // A watch that keeps failing (the API server restarting) is retried with a pause, not at once.
         await sleep(backoff.next(), signal);
       }

@@ -45,6 +45,8 @@ export interface StatusOptions<T extends ObjectWithStatus> {
   progress?: ProgressOptions<StatusOf<T>>;
   /** Status writes in flight at most (default 2). */
   concurrency?: number;
+  /** How long a status handed over waits before it is sent (default 20 ms, DEFAULT_STATUS_BATCH_MS). */
+  batchMs?: number;
 }
 
 interface InformerWatch extends Watch {
@@ -199,6 +201,7 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
       setObservedGeneration: !apply,
       progress: options.progress,
       concurrency: options.concurrency,
+      batchMs: options.batchMs,
       signal: controller.signal,
       onError: (key, err) => {
         log.warn('status write failed, will retry', { key, error: errorMessage(err) });

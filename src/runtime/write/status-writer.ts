@@ -64,11 +64,33 @@ export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
   progress?: ProgressOptions<StatusOf<T>>;
   /** Writes in flight at most. */
   concurrency?: number;
+  /**
+   * How long a status handed over waits before it is sent (default DEFAULT_STATUS_BATCH_MS); what is
+   * handed over meanwhile replaces it. A reconcile hands its status over right after its writes to
+   * children (a set scaled, pods created): the children's controllers react to those at once, and
+   * their writes then reach the API server first instead of sharing it with the report of them.
+   */
+  batchMs?: number;
   /** Aborted when the controller stops: writes not yet sent are dropped. */
   signal: AbortSignal;
   /** A write failed: the owner reconciles the object again, which hands over a fresh status. */
   onError(key: string, err: unknown): void;
   now?: () => number;
+}
+
+/**
+ * Long enough for the writes a change sets off (the owned object's controller reacting, its create
+ * served) to go before the status reporting the change, and too short for anyone to see (a watch
+ * event takes about as long). Upstream batches for the same reason, longer: kube-controller-manager's
+ * Job controller syncs a Job at most once a second for its pods' events.
+ */
+export const DEFAULT_STATUS_BATCH_MS = 20;
+
+interface Held {
+  timer: NodeJS.Timeout;
+  /** When it goes (this.#now() time). */
+  at: number;
+  lane: StatusWriteLane;
 }
 
 interface Submitted<S> {
@@ -97,19 +119,21 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
   readonly #options: BackgroundStatusWriterOptions<T>;
   readonly #queue: StatusWriteQueue;
   readonly #now: () => number;
+  readonly #batchMs: number;
   /** What was handed over and is not yet known to be in the cache. */
   readonly #submitted = new Map<string, Submitted<StatusOf<T>>>();
   readonly #written = new Map<string, Written>();
   /** When a write was last handed to the queue, per key (for the progress interval). */
   readonly #lastSent = new Map<string, number>();
-  /** Progress-only writes waiting for their interval to be up. */
-  readonly #held = new Map<string, NodeJS.Timeout>();
+  /** Writes waiting for the batch period, or progress-only ones for their interval. */
+  readonly #held = new Map<string, Held>();
   /** A token per write in flight; forget() drops it, so that write then records nothing. */
   readonly #inFlight = new Map<string, object>();
 
   constructor(options: BackgroundStatusWriterOptions<T>) {
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#batchMs = options.batchMs ?? DEFAULT_STATUS_BATCH_MS;
     this.#queue = new StatusWriteQueue({ concurrency: options.concurrency, onError: options.onError });
     options.signal.addEventListener('abort', () => this.#clearHeld(), { once: true });
   }
@@ -142,21 +166,32 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
       isProgressOnly(previous, next, progress.counts, progress.reasons) &&
       !progress.done?.(next as StatusOf<T>);
     if (!progressOnly) {
-      this.#send(key, 'urgent');
+      this.#sendAfter(key, 'urgent', this.#batchMs);
       return;
     }
     const last = this.#lastSent.get(key);
     const hold = last === undefined ? 0 : last + progress.intervalMs - this.#now();
-    if (hold <= 0) {
-      this.#send(key, 'progress');
-    } else if (!this.#held.has(key)) {
-      const timer = setTimeout(() => {
-        this.#held.delete(key);
-        this.#send(key, 'progress');
-      }, hold);
-      timer.unref();
-      this.#held.set(key, timer);
+    this.#sendAfter(key, 'progress', Math.max(hold, this.#batchMs));
+  }
+
+  /** Sends `key` in `delayMs`, or sooner if it is held to go sooner; an urgent write stays urgent. */
+  #sendAfter(key: string, lane: StatusWriteLane, delayMs: number): void {
+    const now = this.#now();
+    const held = this.#held.get(key);
+    const at = Math.min(now + Math.max(delayMs, 0), held?.at ?? Number.POSITIVE_INFINITY);
+    const goes: StatusWriteLane = lane === 'urgent' || held?.lane === 'urgent' ? 'urgent' : 'progress';
+    if (held && held.at === at && held.lane === goes) return;
+    this.#clearHeld(key);
+    if (at <= now) {
+      this.#send(key, goes);
+      return;
     }
+    const timer = setTimeout(() => {
+      this.#held.delete(key);
+      this.#send(key, goes);
+    }, at - now);
+    timer.unref();
+    this.#held.set(key, { timer, at, lane: goes });
   }
 
   /**
@@ -214,9 +249,9 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
 
   /** Sends the writes held back for their interval now, and resolves once nothing is left to send. */
   drain(): Promise<void> {
-    for (const key of [...this.#held.keys()]) {
+    for (const [key, { lane }] of [...this.#held]) {
       this.#clearHeld(key);
-      this.#send(key, 'progress');
+      this.#send(key, lane);
     }
     return this.#queue.drain();
   }
@@ -239,7 +274,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
   }
 
   #clearHeld(key?: string): void {
-    for (const [k, timer] of this.#held) {
+    for (const [k, { timer }] of this.#held) {
       if (key !== undefined && k !== key) continue;
       clearTimeout(timer);
       this.#held.delete(k);

@@ -28,11 +28,11 @@ import {
   replaceWholeStatus,
   type StatusStrategy,
 } from '../../../src/runtime/write/status-strategy.ts';
-import { BackgroundStatusWriter } from '../../../src/runtime/write/status-writer.ts';
+import { BackgroundStatusWriter, DEFAULT_STATUS_BATCH_MS } from '../../../src/runtime/write/status-writer.ts';
 import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { sleep } from '../../support/wait.ts';
+import { sleep, waitFor } from '../../support/wait.ts';
 
 const configMap = (namespace: string, name: string): V1ConfigMap => ({
   apiVersion: 'v1',
@@ -167,7 +167,7 @@ describe('write helpers against the API server', () => {
   function statusWriter<T extends ObjectWithStatus>(
     type: ResourceType<T>,
     cache: () => T | undefined,
-    options: { client?: KubeClient; strategy?: StatusStrategy; failures?: string[] } = {},
+    options: { client?: KubeClient; strategy?: StatusStrategy; failures?: string[]; batchMs?: number } = {},
   ) {
     return new BackgroundStatusWriter<T>({
       client: options.client ?? client,
@@ -176,6 +176,7 @@ describe('write helpers against the API server', () => {
       strategy: options.strategy ?? replaceWholeStatus,
       setObservedGeneration: options.strategy === undefined,
       concurrency: 1,
+      batchMs: options.batchMs,
       signal: new AbortController().signal,
       onError: (key) => options.failures?.push(key),
     });
@@ -236,10 +237,10 @@ describe('write helpers against the API server', () => {
     const original = await client.create(type, replicaSet(ns, 'background'));
     let cached: BasicReplicaSet | undefined = original;
     const failures: string[] = [];
-    const writer = statusWriter(type, () => cached, { client: counting, failures });
+    const writer = statusWriter(type, () => cached, { client: counting, failures, batchMs: 0 });
     const status = (replicas: number): BasicReplicaSetStatus => ({ replicas, activeReplicas: replicas });
 
-    writer.write(original, status(1)); // goes at once
+    writer.write(original, status(1)); // goes at once (no batch period)
     writer.write(original, status(2)); // waits behind it...
     writer.write(original, status(3)); // ...and is replaced by this one
     await writer.drain();
@@ -276,6 +277,25 @@ describe('write helpers against the API server', () => {
     assert.equal(counting.patches, 4);
     assert.equal((await client.get<BasicReplicaSet>(type, ns, 'background')).status?.replicas, undefined);
     assert.deepEqual(failures, []);
+  });
+
+  it('with the default batch period, statuses handed over within it are one write of the latest', {
+    timeout: 60_000,
+  }, async () => {
+    const type = BASIC_REPLICA_SET;
+    const counting = await countingClient();
+    const original = await client.create(type, replicaSet(ns, 'batched'));
+    const writer = statusWriter(type, () => original, { client: counting });
+    for (const replicas of [1, 2, 3]) writer.write(original, { replicas, activeReplicas: replicas });
+    await sleep(DEFAULT_STATUS_BATCH_MS / 2);
+    assert.equal(counting.patches, 0, 'nothing sent before the period is up');
+    await waitFor('the write once the period is up', () => counting.patches > 0, {
+      timeoutMs: 5_000,
+      intervalMs: 5,
+    });
+    await writer.drain();
+    assert.equal(counting.patches, 1);
+    assert.equal((await client.get<BasicReplicaSet>(type, ns, 'batched')).status?.replicas, 3);
   });
 
   it('two controllers applying their own conditions to one status never overwrite each other', {

@@ -67,6 +67,7 @@ function writerFor(options: {
   strategy?: StatusStrategy;
   progress?: ProgressOptions<ThingStatus>;
   concurrency?: number;
+  batchMs?: number;
   errors?: string[];
 }) {
   return new BackgroundStatusWriter<Thing>({
@@ -77,6 +78,7 @@ function writerFor(options: {
     setObservedGeneration: options.strategy === undefined,
     progress: options.progress,
     concurrency: options.concurrency,
+    batchMs: options.batchMs ?? 0,
     signal: new AbortController().signal,
     onError: (key) => options.errors?.push(key),
   });
@@ -269,6 +271,64 @@ describe('BackgroundStatusWriter', () => {
     w.write(cached, { ready: 5 });
     await w.drain();
     assert.deepEqual(readiesSent(), [1, 5]);
+  });
+
+  it('waits the batch period before sending, and sends only the latest status handed over meanwhile', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { phase: 'Old' });
+    const w = writerFor({ client, cached: () => cached, batchMs: 20 });
+    w.write(cached, { phase: 'First' });
+    mock.timers.tick(10);
+    w.write(cached, { phase: 'Second' }); // does not push the write back
+    assert.equal(w.latest(cached)?.phase, 'Second', 'reconciles read what waits');
+    mock.timers.tick(9);
+    await Promise.resolve();
+    assert.equal(sent.length, 0, 'nothing before the batch period is up');
+    mock.timers.tick(1);
+    await w.drain();
+    assert.deepEqual(sent.map(statusSent), [{ phase: 'Second', observedGeneration: 1 }]);
+  });
+
+  it('with a batch period, an urgent change held behind a progress interval goes after the period; progress does not delay it', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({
+      client,
+      cached: () => cached,
+      progress: { counts: ['ready'], intervalMs: 1000 },
+      batchMs: 20,
+    });
+    const readiesSent = () => sent.map((r) => (statusSent(r) as ThingStatus).ready);
+    w.write(cached, { ready: 1 });
+    mock.timers.tick(20);
+    await w.drain();
+    assert.deepEqual(readiesSent(), [1], 'the first progress write waits only the batch period');
+    w.write(cached, { ready: 2 }); // held for the interval
+    mock.timers.tick(100);
+    w.write(cached, { ready: 1 }); // a count going down is urgent: the period, not the interval
+    mock.timers.tick(10);
+    w.write(cached, { ready: 2 }); // progress again: stays urgent and keeps its time
+    mock.timers.tick(9);
+    await Promise.resolve();
+    assert.deepEqual(readiesSent(), [1]);
+    mock.timers.tick(1);
+    await w.drain();
+    assert.deepEqual(readiesSent(), [1, 2]);
+    assert.equal(w.pending, 0);
+  });
+
+  it('drain() and flush() send a write waiting for the batch period at once', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { phase: 'Old' });
+    const w = writerFor({ client, cached: () => cached, batchMs: 60_000 });
+    w.write(cached, { phase: 'Flushed' });
+    await w.flush(cached);
+    w.write(cached, { phase: 'Drained' });
+    await w.drain();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).phase),
+      ['Flushed', 'Drained'],
+    );
   });
 
   it('a write that fails asks for a reconcile; one whose object is gone does not', async () => {

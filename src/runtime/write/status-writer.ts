@@ -135,7 +135,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     this.#now = options.now ?? Date.now;
     this.#batchMs = options.batchMs ?? DEFAULT_STATUS_BATCH_MS;
     this.#queue = new StatusWriteQueue({ concurrency: options.concurrency, onError: options.onError });
-    options.signal.addEventListener('abort', () => this.#clearHeld(), { once: true });
+    options.signal.addEventListener('abort', () => this.#clearAllHeld(), { once: true });
   }
 
   latest(obj: T): StatusOf<T> | undefined {
@@ -247,7 +247,10 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     this.#queue.forget(key);
   }
 
-  /** Sends the writes held back for their interval now, and resolves once nothing is left to send. */
+  /**
+   * Sends the writes held back (for the batch period or a progress interval) now, and resolves once
+   * nothing is left to send.
+   */
   drain(): Promise<void> {
     for (const [key, { lane }] of [...this.#held]) {
       this.#clearHeld(key);
@@ -273,12 +276,16 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
     return this.#held.has(key) || this.#queue.isWaiting(key) || this.#inFlight.has(key);
   }
 
-  #clearHeld(key?: string): void {
-    for (const [k, { timer }] of this.#held) {
-      if (key !== undefined && k !== key) continue;
-      clearTimeout(timer);
-      this.#held.delete(k);
-    }
+  #clearHeld(key: string): void {
+    const held = this.#held.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.#held.delete(key);
+  }
+
+  #clearAllHeld(): void {
+    for (const { timer } of this.#held.values()) clearTimeout(timer);
+    this.#held.clear();
   }
 
   #send(key: string, lane: StatusWriteLane): void {

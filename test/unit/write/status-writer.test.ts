@@ -68,6 +68,7 @@ function writerFor(options: {
   progress?: ProgressOptions<ThingStatus>;
   concurrency?: number;
   batchMs?: number;
+  signal?: AbortSignal;
   errors?: string[];
 }) {
   return new BackgroundStatusWriter<Thing>({
@@ -79,7 +80,7 @@ function writerFor(options: {
     progress: options.progress,
     concurrency: options.concurrency,
     batchMs: options.batchMs ?? 0,
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
     onError: (key) => options.errors?.push(key),
   });
 }
@@ -329,6 +330,20 @@ describe('BackgroundStatusWriter', () => {
       sent.map((r) => (statusSent(r) as ThingStatus).phase),
       ['Flushed', 'Drained'],
     );
+  });
+
+  it('a controller that stops drops the writes waiting for the batch period', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { phase: 'Old' });
+    const stop = new AbortController();
+    const w = writerFor({ client, cached: () => cached, batchMs: 20, signal: stop.signal });
+    w.write(cached, { phase: 'Late' });
+    assert.equal(w.pending, 1);
+    stop.abort();
+    assert.equal(w.pending, 0, 'nothing held once stopped');
+    mock.timers.tick(20);
+    await w.drain();
+    assert.equal(sent.length, 0);
   });
 
   it('a write that fails asks for a reconcile; one whose object is gone does not', async () => {

@@ -118,7 +118,12 @@ describe('kubectl basic on Machines', () => {
     const failing = failCopyPods(client, ns, stop.signal);
     try {
       await client.delete(MACHINE, ns, 'doomed');
-      const result = await whyUntil(['machine/doomed', '-n', ns], /failed: BackupFailed/, 90_000);
+      // The Machine's condition relays the VolumeBackup's failure a status write later: wait for it.
+      const result = await whyUntil(
+        ['machine/doomed', '-n', ns],
+        /Machine\/doomed: condition VolumeBackup=False BackupFailed/,
+        90_000,
+      );
       console.log(result.stdout);
       assert.equal(result.code, 1);
       assert.match(

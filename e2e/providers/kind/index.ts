@@ -8,6 +8,7 @@ import { clusterConfig } from './cluster-config.ts';
 import { type ContainerEngine, detectEngine, imageId } from './engine.ts';
 import { ensureOperatorImage, OPERATOR_IMAGE } from './images/operator.ts';
 import { ensureWorkloadImage } from './images/workload.ts';
+import { shortenLocalPathHelperTimeout } from './local-path.ts';
 import { ensureLocalNodeImage } from './node/index.ts';
 import { registryReachable } from './registry.ts';
 
@@ -168,6 +169,7 @@ export class KindProvider implements ClusterProvider {
       '--all',
       '--timeout=180s',
     ]);
+    await shortenLocalPathHelperTimeout(tools.kubectl, this.kubeconfig);
     const info = await this.status();
     if (!info) throw new Error(`the kind cluster ${KIND_CLUSTER} does not answer`);
     return info;

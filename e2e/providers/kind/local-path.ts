@@ -19,8 +19,9 @@ export async function shortenLocalPathHelperTimeout(kubectl: string, kubeconfig:
   const k = (...args: string[]) =>
     runOk(kubectl, ['--kubeconfig', kubeconfig, '-n', 'local-path-storage', ...args]);
   const current = await k('get', 'configmap', 'local-path-config', '-o', 'jsonpath={.data.config\\.json}');
+  if ((JSON.parse(current) as { cmdTimeoutSeconds?: number }).cmdTimeoutSeconds === HELPER_TIMEOUT_SECONDS)
+    return;
   const wanted = withHelperTimeout(current);
-  if (JSON.stringify(JSON.parse(current)) === JSON.stringify(JSON.parse(wanted))) return;
   await k(
     'patch',
     'configmap',

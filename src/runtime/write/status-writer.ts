@@ -186,10 +186,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
       this.#send(key, goes);
       return;
     }
-    const timer = setTimeout(() => {
-      this.#held.delete(key);
-      this.#send(key, goes);
-    }, at - now);
+    const timer = setTimeout(() => this.#send(key, goes), at - now);
     timer.unref();
     this.#held.set(key, { timer, at, lane: goes });
   }
@@ -252,10 +249,7 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
    * nothing is left to send.
    */
   drain(): Promise<void> {
-    for (const [key, { lane }] of [...this.#held]) {
-      this.#clearHeld(key);
-      this.#send(key, lane);
-    }
+    for (const [key, { lane }] of [...this.#held]) this.#send(key, lane);
     return this.#queue.drain();
   }
 

@@ -45,16 +45,18 @@ async function masterStatus(process: OperatorProcess, leaseName: string): Promis
   return value(parseMetrics(body), 'leader_election_master_status', { name: leaseName });
 }
 
-/** Holds the next read of a Lease until open() is called, to line a renewal up with a release. */
+/** Counts the Lease reads and writes sent, and holds the next write until open() is called. */
 class GatedClient extends KubeClient {
   #gate: Promise<void> | undefined;
   #open: (() => void) | undefined;
   #entered: (() => void) | undefined;
-  /** Lease updates sent so far (renewals and the release). */
+  /** Lease reads sent so far. */
+  leaseReads = 0;
+  /** Lease updates sent so far (renewals and the release), a held one included. */
   leaseUpdates = 0;
 
-  /** Arms the gate; resolves once a Lease read is waiting at it. */
-  holdNextLeaseRead(): Promise<void> {
+  /** Arms the gate; resolves once a Lease update is waiting at it. */
+  holdNextLeaseUpdate(): Promise<void> {
     this.#gate = new Promise((resolve) => {
       this.#open = resolve;
     });
@@ -68,23 +70,65 @@ class GatedClient extends KubeClient {
     this.#gate = undefined;
   }
 
-  override async get<T extends KubeObject>(
+  override get<T extends KubeObject>(
     type: ResourceType<T>,
     namespace: string | undefined,
     name: string,
     signal?: AbortSignal,
   ): Promise<T> {
-    if (type.kind === 'Lease' && this.#gate) {
-      this.#entered?.();
-      await this.#gate;
-    }
+    if (type.kind === 'Lease') this.leaseReads++;
     return super.get<T>(type, namespace, name, signal);
   }
 
-  override update<T extends KubeObject>(type: ResourceType<T>, obj: T, options?: WriteOptions): Promise<T> {
-    if (type.kind === 'Lease') this.leaseUpdates++;
+  override async update<T extends KubeObject>(
+    type: ResourceType<T>,
+    obj: T,
+    options?: WriteOptions,
+  ): Promise<T> {
+    if (type.kind === 'Lease') {
+      this.leaseUpdates++;
+      const gate = this.#gate;
+      if (gate) {
+        this.#gate = undefined;
+        this.#entered?.();
+        await gate;
+      }
+    }
     return super.update<T>(type, obj, options);
   }
+}
+
+const WAIT = { timeoutMs: 5_000, intervalMs: 20 };
+
+/** An elector on a fresh lease with short timings, started; resolves once it leads. */
+async function leadingElector(client: KubeClient, namespace: string, identity: string) {
+  const leaseName = `${identity}-${randomBytes(3).toString('hex')}`;
+  const elector = new LeaderElector(
+    client,
+    {
+      namespace,
+      name: leaseName,
+      identity,
+      leaseDurationMs: 3_000,
+      renewDeadlineMs: 2_000,
+      retryPeriodMs: 200,
+    },
+    testLogger(),
+  );
+  const stop = new AbortController();
+  let leading!: () => void;
+  const started = new Promise<void>((resolve) => {
+    leading = resolve;
+  });
+  let lost = false;
+  const running = elector.run(stop.signal, {
+    onStartedLeading: leading,
+    onStoppedLeading: () => {
+      lost = true;
+    },
+  });
+  await started;
+  return { elector, leaseName, stop, running, lost: () => lost };
 }
 
 describe('leader election between operator processes', () => {
@@ -241,30 +285,11 @@ describe('leader election between operator processes', () => {
   });
 
   it('releases the lease for good even when a renewal is in flight', { timeout: 30_000 }, async () => {
-    const leaseName = `release-${randomBytes(3).toString('hex')}`;
     const gated = new GatedClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
-    const elector = new LeaderElector(
-      gated,
-      {
-        namespace: ns,
-        name: leaseName,
-        identity: 'release-test',
-        leaseDurationMs: 3_000,
-        renewDeadlineMs: 2_000,
-        retryPeriodMs: 200,
-      },
-      testLogger(),
-    );
-    const stop = new AbortController();
-    let leading!: () => void;
-    const started = new Promise<void>((resolve) => {
-      leading = resolve;
-    });
-    const running = elector.run(stop.signal, { onStartedLeading: leading, onStoppedLeading: () => {} });
-    await started;
-    // A renewal reads the Lease as the release starts; its read is held until release() has had its
-    // chance to write.
-    await gated.holdNextLeaseRead();
+    const { elector, leaseName, stop, running } = await leadingElector(gated, ns, 'release-test');
+    // A renewal writes the Lease as the release starts; its write is held until release() has had
+    // its chance to write.
+    await gated.holdNextLeaseUpdate();
     const updatesBefore = gated.leaseUpdates;
     const released = elector.release();
     // release() runs up to its first wait: had it not waited for the renewal, it would have sent its
@@ -278,5 +303,68 @@ describe('leader election between operator processes', () => {
     await running;
     const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
     assert.equal(lease.spec?.holderIdentity ?? '', '', 'the lease stays released');
+  });
+
+  it('renews with one request, the update of the lease as it last wrote it (client-go fast path)', {
+    timeout: 30_000,
+  }, async () => {
+    const counting = new GatedClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
+    const { leaseName, stop, running, lost } = await leadingElector(counting, ns, 'renew-test');
+    const readsBefore = counting.leaseReads;
+    const updatesBefore = counting.leaseUpdates;
+    const renewTimeBefore = (await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName)).spec?.renewTime;
+    await waitFor('5 renewals', () => counting.leaseUpdates - updatesBefore >= 5, WAIT);
+    assert.equal(counting.leaseReads, readsBefore, 'no read of the lease while renewing it');
+    const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
+    assert.equal(lease.spec?.holderIdentity, 'renew-test');
+    assert.notEqual(lease.spec?.renewTime, renewTimeBefore, 'the renewals moved renewTime');
+    assert.equal(lost(), false);
+    stop.abort();
+    await running;
+  });
+
+  it('stops leading when another holder took the lease, instead of writing over it', {
+    timeout: 30_000,
+  }, async () => {
+    const counting = new GatedClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
+    const { leaseName, running, lost } = await leadingElector(counting, ns, 'taken-test');
+    await client.patch(CoreTypes.Lease, {
+      namespace: ns,
+      name: leaseName,
+      patchType: 'merge',
+      body: {
+        spec: { holderIdentity: 'someone-else', renewTime: new Date().toISOString().replace('Z', '000Z') },
+      },
+    });
+    // The next renewal conflicts, reads a lease held by another, and run() returns.
+    await running;
+    assert.equal(lost(), true, 'onStoppedLeading was called');
+    const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
+    assert.equal(lease.spec?.holderIdentity, 'someone-else', 'the new holder keeps the lease');
+  });
+
+  it('reads the lease when someone else wrote it since, and keeps leading if it is still its own', {
+    timeout: 30_000,
+  }, async () => {
+    const counting = new GatedClient(await testKubeConfig(), { userAgent: 'basic-operator-tests' });
+    const { leaseName, stop, running, lost } = await leadingElector(counting, ns, 'conflict-test');
+    // Another writer (a user's label) moves the lease's resourceVersion: the next renewal conflicts.
+    await client.patch(CoreTypes.Lease, {
+      namespace: ns,
+      name: leaseName,
+      patchType: 'merge',
+      body: { metadata: { labels: { touched: 'yes' } } },
+    });
+    const readsBefore = counting.leaseReads;
+    await waitFor('a read after the conflict', () => counting.leaseReads > readsBefore, WAIT);
+    const updatesAfterRead = counting.leaseUpdates;
+    await waitFor('3 renewals', () => counting.leaseUpdates - updatesAfterRead >= 3, WAIT);
+    const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
+    assert.equal(lease.spec?.holderIdentity, 'conflict-test');
+    assert.equal(lease.metadata?.labels?.touched, 'yes', "the other writer's change is kept");
+    assert.equal(counting.leaseReads, readsBefore + 1, 'one read, then the fast path again');
+    assert.equal(lost(), false);
+    stop.abort();
+    await running;
   });
 });

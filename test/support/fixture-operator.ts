@@ -22,8 +22,8 @@ import { OperatorProcess } from './operator-process.ts';
  *   process's leader-election identity, so a test can see which replica reconciled what.
  * - "slow" reconciles ConfigMaps labelled test=slow: logs SLOW_STARTED, waits
  *   $FIXTURE_SLOW_RECONCILE_MS (default 2000), stamps DONE_ANNOTATION, logs SLOW_FINISHED.
- * - Every Lease the manager reads (each poll or renewal of leader election) is logged as LEASE_READ
- *   with the holder it names, so a test sees when a standby has looked and decided.
+ * - Every Lease the manager reads (each poll of a standby; a leader renews without reading) is logged
+ *   as LEASE_READ with the holder it names, so a test sees when a standby has looked and decided.
  */
 
 export const MARKER_ANNOTATION = 'test.basicoperator.dev/reconciled-by';

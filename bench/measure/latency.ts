@@ -10,6 +10,8 @@ export interface ReactionLatency {
   maxMs: number;
   /** Every change's latency, in order. */
   samplesMs: number[];
+  /** When each change was sent (ms since the epoch), to match a change with other logs. */
+  startedAtMs: number[];
   /** Over the changes, each controller's work queue: items, mean time queued and worked. */
   queues?: Record<string, QueueTimes>;
   /**
@@ -47,6 +49,7 @@ export interface LatencyOptions {
  */
 export async function reactionLatency(options: LatencyOptions): Promise<ReactionLatency> {
   const samples: number[] = [];
+  const startedAt: number[] = [];
   const hopSamples: ([number, number, number] | null)[] = [];
   for (let i = 0; i < options.changes; i++) {
     const name = `d-${i % options.deployments}`;
@@ -55,6 +58,7 @@ export async function reactionLatency(options: LatencyOptions): Promise<Reaction
     const deploymentSeen = options.deploymentScales?.next(name);
     const setSeen = options.setScales?.next(name);
     const started = Date.now();
+    startedAt.push(started);
     await options.scale(name, replicas);
     const createdAt = await created;
     samples.push(createdAt - started);
@@ -79,6 +83,7 @@ export async function reactionLatency(options: LatencyOptions): Promise<Reaction
     p99Ms: percentile(samples, 99),
     maxMs: Math.max(...samples),
     samplesMs: samples,
+    startedAtMs: startedAt,
     ...(seen.length > 0 && {
       hops: { toDeployment: hop(0), deploymentToSet: hop(1), setToPod: hop(2) },
       hopSamplesMs: hopSamples,

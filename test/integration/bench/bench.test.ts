@@ -48,6 +48,7 @@ describe('the benchmark on a small workload', () => {
             p50Ms: number;
             p99Ms: number;
             changes: number;
+            startedAtMs: number[];
             hops?: Record<'toDeployment' | 'deploymentToSet' | 'setToPod', { p50Ms: number; p99Ms: number }>;
           };
           idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
@@ -63,6 +64,7 @@ describe('the benchmark on a small workload', () => {
         number(r.peakRssMiB, `${side} peak RSS`);
         number(r.latency.p99Ms, `${side} reaction p99`);
         assert.equal(r.latency.changes, 4);
+        assert.equal(r.latency.startedAtMs.length, 4, `${side}: when each change was sent`);
         number(r.latency.hops?.toDeployment.p50Ms, `${side} reaction: to the deployment seen`);
         number(
           r.latency.hops?.deploymentToSet.p99Ms,

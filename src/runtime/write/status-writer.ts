@@ -49,7 +49,7 @@ export interface ProgressOptions<S> {
   intervalMs: number;
   /**
    * A status that completes the work (every replica available): readers (the owner's controller,
-   * `kubectl rollout status`) wait for it, so it is never held even when only the counts rose.
+   * `kubectl rollout status`) wait for it, so it is never held, for the interval or the batch period.
    */
   done?: (status: S) => boolean;
 }
@@ -68,7 +68,8 @@ export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
    * How long a status handed over waits before it is sent (default DEFAULT_STATUS_BATCH_MS); what is
    * handed over meanwhile replaces it. A reconcile hands its status over right after its writes to
    * children (a set scaled, pods created): the children's controllers react to those at once, and
-   * their writes then reach the API server first instead of sharing it with the report of them.
+   * their writes then reach the API server first instead of sharing it with the report of them. A
+   * status that progress.done() says completes the work is sent at once.
    */
   batchMs?: number;
   /** Aborted when the controller stops: writes not yet sent are dropped. */
@@ -160,13 +161,15 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
       status: next,
     });
     const progress = this.#options.progress;
+    const done = progress?.done?.(next as StatusOf<T>) === true;
     const progressOnly =
+      !done &&
       progress !== undefined &&
       previous !== undefined &&
-      isProgressOnly(previous, next, progress.counts, progress.reasons) &&
-      !progress.done?.(next as StatusOf<T>);
+      isProgressOnly(previous, next, progress.counts, progress.reasons);
     if (!progressOnly) {
-      this.#sendAfter(key, 'urgent', this.#batchMs);
+      // Work done goes at once: no write of the work follows it to make way for, and readers wait for it.
+      this.#sendAfter(key, 'urgent', done ? 0 : this.#batchMs);
       return;
     }
     const last = this.#lastSent.get(key);

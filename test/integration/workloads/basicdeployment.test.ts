@@ -399,6 +399,42 @@ describe('BasicDeployment controller', () => {
     assert.equal(d.status?.availableReplicas, 0);
   });
 
+  it('reports two changes a tenth of a second apart in one status write (its 250 ms batch period)', async () => {
+    // Pods that never become Ready: the rollout is never done, so no report skips the period.
+    const notReady = deployment(ns, 'batched', {
+      replicas: 1,
+      template: {
+        metadata: { labels: { app: 'batched' }, annotations: { [NEVER_READY_ANNOTATION]: 'true' } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    });
+    notReady.metadata.labels = { test: 'batched' };
+    await client.create(BASIC_DEPLOYMENT, notReady);
+    await waitFor('the first generation reported', async () => {
+      const d = await get('batched');
+      return d.status?.observedGeneration === 1 && d.status.replicas === 1 ? d : undefined;
+    });
+    const reported: number[] = [];
+    const watcher = new ObjectWatcher(client, BASIC_DEPLOYMENT, ns, 'test=batched', (all) => {
+      const generation = all[0]?.status?.observedGeneration;
+      if (generation !== undefined && reported.at(-1) !== generation) reported.push(generation);
+    });
+    await waitFor('the watch to start', () => reported.length > 0);
+    const bump = (revisionHistoryLimit: number) =>
+      client.patch(BASIC_DEPLOYMENT, {
+        namespace: ns,
+        name: 'batched',
+        patchType: 'merge',
+        body: { spec: { revisionHistoryLimit } },
+      });
+    await bump(4);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await bump(3);
+    await waitFor('the third generation reported', () => reported.at(-1) === 3);
+    await watcher.stop();
+    assert.deepEqual(reported, [1, 3], 'generation 2 was replaced before its report was sent');
+  });
+
   it('settles after minReadySeconds changes, with no reconcile loop once at rest', async (t) => {
     await client.create(BASIC_DEPLOYMENT, deployment(ns, 'mrs', { replicas: 3 }));
     await ready('mrs', 3);

@@ -318,6 +318,33 @@ describe('BackgroundStatusWriter', () => {
     assert.equal(w.pending, 0);
   });
 
+  it('a status that completes the work (done) goes at once with a batch period, replacing the one waiting', async () => {
+    const { client, sent } = recordingClient();
+    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
+    const w = writerFor({
+      client,
+      cached: () => cached,
+      progress: { counts: ['ready'], intervalMs: 60_000, done: (s) => s.ready === 3 },
+      batchMs: 250,
+    });
+    w.write(cached, { ready: 0, phase: 'Scaling' }); // urgent: waits the batch period
+    mock.timers.tick(100);
+    await Promise.resolve();
+    assert.equal(sent.length, 0, 'waiting for the batch period');
+    w.write(cached, { ready: 3, phase: 'Scaling' });
+    await Promise.resolve();
+    await Promise.resolve();
+    assert.deepEqual(
+      sent.map((r) => (statusSent(r) as ThingStatus).ready),
+      [3],
+      'one write, of the done status, before the period is up',
+    );
+    assert.equal(w.pending, 0, 'nothing left held');
+    mock.timers.tick(250);
+    await w.drain();
+    assert.equal(sent.length, 1, 'the waiting write does not go as well');
+  });
+
   it('drain() and flush() send a write waiting for the batch period at once', async () => {
     const { client, sent } = recordingClient();
     const cached = thing('u1', { phase: 'Old' });

@@ -214,14 +214,21 @@ describe('BackgroundStatusWriter', () => {
     );
   });
 
-  it('a progress change that completes the work (done) goes at once: readers wait for it', async () => {
+  /** A writer whose work is done at ready 3, holding progress for a minute. */
+  function writerDoneAtThree(batchMs?: number) {
     const { client, sent } = recordingClient();
     const cached = thing('u1', { ready: 0, observedGeneration: 1 });
     const w = writerFor({
       client,
       cached: () => cached,
       progress: { counts: ['ready'], intervalMs: 60_000, done: (s) => s.ready === 3 },
+      batchMs,
     });
+    return { w, cached, sent };
+  }
+
+  it('a progress change that completes the work (done) goes at once: readers wait for it', async () => {
+    const { w, cached, sent } = writerDoneAtThree();
     w.write(cached, { ready: 1 });
     await w.drain();
     w.write(cached, { ready: 2 });
@@ -319,14 +326,7 @@ describe('BackgroundStatusWriter', () => {
   });
 
   it('a status that completes the work (done) goes at once with a batch period, replacing the one waiting', async () => {
-    const { client, sent } = recordingClient();
-    const cached = thing('u1', { ready: 0, observedGeneration: 1 });
-    const w = writerFor({
-      client,
-      cached: () => cached,
-      progress: { counts: ['ready'], intervalMs: 60_000, done: (s) => s.ready === 3 },
-      batchMs: 250,
-    });
+    const { w, cached, sent } = writerDoneAtThree(250);
     w.write(cached, { ready: 0, phase: 'Scaling' }); // urgent: waits the batch period
     mock.timers.tick(100);
     await Promise.resolve();

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectProvider } from '../e2e/providers/index.ts';
@@ -34,7 +34,8 @@ interface Counts {
 function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Counts {
   process.stderr.write(`\n=== ${name}\n`);
   const started = Date.now();
-  const tap = join(mkdtempSync(join(tmpdir(), 'basic-operator-tests-')), 'results.tap');
+  const tapDir = mkdtempSync(join(tmpdir(), 'basic-operator-tests-'));
+  const tap = join(tapDir, 'results.tap');
   const result = spawnSync(
     process.execPath,
     [
@@ -50,6 +51,7 @@ function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Coun
     { stdio: 'inherit', env },
   );
   const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  rmSync(tapDir, { recursive: true, force: true });
   const count = (key: string) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(summary)?.[1] ?? 0);
   const counts = {
     passed: count('pass'),

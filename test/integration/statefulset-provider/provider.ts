@@ -1,9 +1,9 @@
 // The StatefulSetMachine provider against the local control plane: its CRD and RBAC applied as a
 // user would (kubectl apply -k), and the provider run as its own process (main.ts), authenticated as
 // its ServiceAccount through a token, so its RBAC is exactly what it gets.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
@@ -78,12 +78,13 @@ async function serviceAccountKubeconfig(): Promise<string> {
  * and waits until its controller runs. `extraArgs` come last (e.g. --leader-elect).
  */
 export async function startProvider(ns: string, extraArgs: string[] = []): Promise<OperatorProcess> {
+  const kubeconfig = await serviceAccountKubeconfig();
   const provider = new OperatorProcess({
     name: 'statefulset-provider',
     args: [
       join(EXAMPLE, 'src', 'main.ts'),
       '--kubeconfig',
-      await serviceAccountKubeconfig(),
+      kubeconfig,
       '--namespaces',
       ns,
       '--metrics-bind-address',
@@ -102,6 +103,9 @@ export async function startProvider(ns: string, extraArgs: string[] = []): Promi
   } catch (err) {
     await provider.stop({ signal: 'SIGKILL' });
     throw err;
+  } finally {
+    // The provider read its token at start; the file holds it and is not left behind.
+    rmSync(dirname(kubeconfig), { recursive: true, force: true });
   }
   return provider;
 }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { objectFromSample, readSample } from '../../../e2e/contract/sample.ts';
 
 const target = { kind: 'PodMachine', group: 'infra.basicoperator.dev' };
 const dir = mkdtempSync(join(tmpdir(), 'contract-sample-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { REPO_ROOT } from '../packaging/manifests.ts';
 
 const WRAPPER = join(REPO_ROOT, 'e2e', 'providers', 'kind', 'engine-setup', 'runc-bounded-caps');
 const hasJq = spawnSync('jq', ['--version']).status === 0;
+const root = mkdtempSync(join(tmpdir(), 'runc-bounded-caps-'));
+after(() => rmSync(root, { recursive: true, force: true }));
 
 /** This process's capability bounding set, as a bit mask. */
 function boundingSet(): bigint {
@@ -31,7 +33,7 @@ function runWrapper(
   args: (dir: string) => string[],
   files: (dir: string) => void,
 ): { dir: string; argv: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'runc-bounded-caps-'));
+  const dir = mkdtempSync(join(root, 'case-'));
   const fake = join(dir, 'runc');
   writeFileSync(fake, `#!/bin/sh\necho "$@" > "${dir}/argv"\n`);
   chmodSync(fake, 0o755);

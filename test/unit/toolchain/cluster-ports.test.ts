@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,9 +20,14 @@ options:
 
 describe('a stopped local cluster whose ports another program took', () => {
   it('reads the ports kwokctl recorded', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'kwok-yaml-')), 'kwok.yaml');
-    writeFileSync(file, KWOK_YAML);
-    assert.deepEqual(clusterPorts(file), [32754, 32753, 32752, 32750, 32749, 32751]);
+    const dir = mkdtempSync(join(tmpdir(), 'kwok-yaml-'));
+    try {
+      const file = join(dir, 'kwok.yaml');
+      writeFileSync(file, KWOK_YAML);
+      assert.deepEqual(clusterPorts(file), [32754, 32753, 32752, 32750, 32749, 32751]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds the ones something listens on', async () => {

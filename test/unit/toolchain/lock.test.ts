@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { withFileLock } from '../../../e2e/providers/local/lock.ts';
 
-const lockPath = () => join(mkdtempSync(join(tmpdir(), 'lock-test-')), 'x.lock');
+const root = mkdtempSync(join(tmpdir(), 'lock-test-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const lockPath = () => join(mkdtempSync(join(root, 'case-')), 'x.lock');
 
 test('holders of one lock never overlap', async () => {
   const path = lockPath();

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { ClusterAccess } from '../../../src/runtime/client/cluster-access.ts';
 import { ClusterConnection } from '../../../src/runtime/client/cluster-connection.ts';
 import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -10,6 +9,7 @@ import { loadKubeConfig } from '../../../src/runtime/client/kubeconfig.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { testCluster, testKubeConfig } from '../../support/cluster.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 /** Who the API server says the client is. */
 async function whoAmI(access: ClusterAccess): Promise<string> {
@@ -22,7 +22,7 @@ async function whoAmI(access: ClusterAccess): Promise<string> {
 }
 
 describe("the operator's own kubeconfig loader against the test cluster", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bo-kubeconfig-it-'));
+  const dir = tempDir('bo-kubeconfig-it-');
   let kubeconfig: string;
   let server: URL;
   let caPem: Buffer;
@@ -49,7 +49,6 @@ describe("the operator's own kubeconfig loader against the test cluster", () => 
     );
     token = request.status.token;
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("reads the test cluster's kubeconfig itself and is the same user as with client-node", async () => {
     const access = await loadKubeConfig(kubeconfig);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import {
   findStaleFiles,
@@ -12,6 +11,7 @@ import {
   writeCrdFiles,
 } from '../../../scripts/generate-crds.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../../src/apis/index.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 const BASES = 'config/crd/bases';
 const HELM = 'charts/basic-operator/crds';
@@ -78,8 +78,7 @@ describe('generated CRD files', () => {
   });
 
   describe('staleness check', () => {
-    const root = mkdtempSync(join(tmpdir(), 'generate-crds-'));
-    after(() => rmSync(root, { recursive: true, force: true }));
+    const root = tempDir('generate-crds-');
 
     it('finds changed, missing and leftover generated files, and leaves hand-written ones alone', () => {
       const expected = renderCrdFiles();

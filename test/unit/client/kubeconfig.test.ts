@@ -1,24 +1,23 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { dump } from 'js-yaml';
 import type { ClusterAccess } from '../../../src/runtime/client/cluster-access.ts';
 import { ClusterConnection } from '../../../src/runtime/client/cluster-connection.ts';
 import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { loadKubeConfig } from '../../../src/runtime/client/kubeconfig.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
-const root = mkdtempSync(join(tmpdir(), 'bo-kubeconfig-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('bo-kubeconfig-');
 
-function tempDir(): string {
+function caseDir(): string {
   return mkdtempSync(join(root, 'case-'));
 }
 
@@ -73,7 +72,7 @@ async function readLikeClientNode(file: string) {
 }
 
 describe('loadKubeConfig: a kubeconfig file', () => {
-  const dir = tempDir();
+  const dir = caseDir();
 
   it('a token, the CA as data: what client-node hands over', async () => {
     const file = writeKubeConfig(dir, {
@@ -176,7 +175,7 @@ describe('loadKubeConfig: a kubeconfig file', () => {
 });
 
 describe('loadKubeConfig: clear errors', () => {
-  const dir = tempDir();
+  const dir = caseDir();
 
   it('says which file and what is missing', async () => {
     const noCurrent = join(dir, 'no-current');
@@ -255,7 +254,7 @@ describe('loadKubeConfig: clear errors', () => {
   });
 
   it('says where it looked when there is no kubeconfig at all', async () => {
-    const home = tempDir();
+    const home = caseDir();
     await assert.rejects(
       loadKubeConfig(undefined, { env: { HOME: home }, serviceAccountDir: join(home, 'sa') }),
       { message: new RegExp(`^no kubeconfig: .*${home}/\\.kube/config does not exist.*${home}/sa/token`) },
@@ -264,7 +263,7 @@ describe('loadKubeConfig: clear errors', () => {
 });
 
 describe('loadKubeConfig: what is left to @kubernetes/client-node', () => {
-  const dir = tempDir();
+  const dir = caseDir();
 
   for (const [what, entry] of [
     [
@@ -306,7 +305,7 @@ describe('loadKubeConfig: what is left to @kubernetes/client-node', () => {
 });
 
 describe('loadKubeConfig: which kubeconfig, in the order of client-node loadFromDefault', () => {
-  const home = tempDir();
+  const home = caseDir();
   mkdirSync(join(home, '.kube'));
   writeKubeConfig(join(home, '.kube'), { user: { token: 'home' } });
   const sa = join(home, 'serviceaccount');
@@ -345,7 +344,7 @@ describe('loadKubeConfig: which kubeconfig, in the order of client-node loadFrom
   });
 
   it('in-cluster: the same as client-node loadFromCluster', async () => {
-    const prefix = tempDir();
+    const prefix = caseDir();
     const dir = join(prefix, 'var/run/secrets/kubernetes.io/serviceaccount');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'token'), 'tok');
@@ -389,7 +388,7 @@ describe('KubeClient with a loaded kubeconfig', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const dir = tempDir();
+      const dir = caseDir();
       const cluster = { server: `http://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true };
       for (const [name, user] of [
         ['basic', { username: 'admin', password: 'pw', as: 'jane' }],

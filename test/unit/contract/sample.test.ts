@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { objectFromSample, readSample } from '../../../e2e/contract/sample.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 const target = { kind: 'PodMachine', group: 'infra.basicoperator.dev' };
-const dir = mkdtempSync(join(tmpdir(), 'contract-sample-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('contract-sample-');
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { tempDir } from '../../support/temp-dir.ts';
 import { REPO_ROOT } from '../packaging/manifests.ts';
 
 const WRAPPER = join(REPO_ROOT, 'e2e', 'providers', 'kind', 'engine-setup', 'runc-bounded-caps');
 const hasJq = spawnSync('jq', ['--version']).status === 0;
-const root = mkdtempSync(join(tmpdir(), 'runc-bounded-caps-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('runc-bounded-caps-');
 
 /** This process's capability bounding set, as a bit mask. */
 function boundingSet(): bigint {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { tempDir } from '../../support/temp-dir.ts';
 
 const main = (args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) =>
   spawnSync(process.execPath, [...nodeArgs, 'src/main.ts', ...args], {
@@ -13,8 +13,7 @@ const main = (args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = 
   });
 
 describe('src/main.ts', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bo-cli-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('bo-cli-');
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(
     kubeconfig,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { clusterPorts, takenPorts } from '../../../e2e/providers/local/ports.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
 // The shape of the options kwokctl records in a cluster's kwok.yaml (ports it picked at creation).
 const KWOK_YAML = `kind: KwokctlConfiguration
@@ -20,14 +20,9 @@ options:
 
 describe('a stopped local cluster whose ports another program took', () => {
   it('reads the ports kwokctl recorded', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kwok-yaml-'));
-    try {
-      const file = join(dir, 'kwok.yaml');
-      writeFileSync(file, KWOK_YAML);
-      assert.deepEqual(clusterPorts(file), [32754, 32753, 32752, 32750, 32749, 32751]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const file = join(tempDir('kwok-yaml-'), 'kwok.yaml');
+    writeFileSync(file, KWOK_YAML);
+    assert.deepEqual(clusterPorts(file), [32754, 32753, 32752, 32750, 32749, 32751]);
   });
 
   it('finds the ones something listens on', async () => {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { withFileLock } from '../../../e2e/providers/local/lock.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'lock-test-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const root = tempDir('lock-test-');
 const lockPath = () => join(mkdtempSync(join(root, 'case-')), 'x.lock');
 
 test('holders of one lock never overlap', async () => {

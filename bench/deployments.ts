@@ -370,11 +370,20 @@ async function settledMeasures(
   return result;
 }
 
-/** Sets spec.replicas of one deployment of `type` in `namespace`, as `kubectl scale` does. */
+/**
+ * Sets spec.replicas of one deployment of `type` in `namespace` as `kubectl scale` does: a merge
+ * patch of the scale subresource.
+ */
 const scaler =
   <T extends KubeObject>(type: ResourceType<T>, namespace: string) =>
   (name: string, replicas: number) =>
-    client.patch(type, { namespace, name, patchType: 'merge', body: { spec: { replicas } } });
+    client.patch(type, {
+      namespace,
+      name,
+      patchType: 'merge',
+      body: { spec: { replicas } },
+      subresource: 'scale',
+    });
 
 async function kcmSide(): Promise<SideResult> {
   const ns = 'bench-kcm';

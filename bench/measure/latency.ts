@@ -31,7 +31,7 @@ export interface LatencyOptions {
   deployments: number;
   replicas: number;
   changes: number;
-  /** Sets spec.replicas of one deployment (a merge patch of the side's kind). */
+  /** Sets spec.replicas of one deployment (a merge patch of its scale subresource, as `kubectl scale`). */
   scale(name: string, replicas: number): Promise<unknown>;
   creates: PodCreates;
   /** When given with `setScales`, each change is split into its three hops. */
@@ -43,7 +43,7 @@ export interface LatencyOptions {
 
 /**
  * Reaction latency with everything settled: for each change, the time from sending a scale-up of
- * one deployment (`kubectl scale` does the same PATCH) to the API server publishing the first pod
+ * one deployment (the merge patch of its scale subresource that `kubectl scale` sends) to the API server publishing the first pod
  * it creates. The deployments are taken in turn, so a deployment is scaled again only after all
  * the others (with more changes than deployments, its target grows by one each round).
  */

@@ -43,9 +43,10 @@ export interface LatencyOptions {
 
 /**
  * Reaction latency with everything settled: for each change, the time from sending a scale-up of
- * one deployment (the merge patch of its scale subresource that `kubectl scale` sends) to the API server publishing the first pod
- * it creates. The deployments are taken in turn, so a deployment is scaled again only after all
- * the others (with more changes than deployments, its target grows by one each round).
+ * one deployment (the merge patch of its scale subresource that `kubectl scale` sends) to the API
+ * server publishing the first pod it creates. The deployments are taken in turn, so a deployment is
+ * scaled again only after all the others (with more changes than deployments, its target grows by
+ * one each round).
  */
 export async function reactionLatency(options: LatencyOptions): Promise<ReactionLatency> {
   const samples: number[] = [];

@@ -69,6 +69,14 @@ export function eventsFor<T extends KubeObject>(
 }
 
 export const DEFAULT_REPORTING_CONTROLLER = 'basic-operator';
+
+/**
+ * An Event reports a write its controller has just made (a set scaled, a pod created), and the
+ * owned object's controller reacts to that write at once: waiting this long lets its writes reach the
+ * API server first instead of sharing it with the report. The same reason delays status reports
+ * (DEFAULT_STATUS_BATCH_MS); Events are read by people, for whom 20 ms is nothing.
+ */
+export const DEFAULT_EVENT_WRITE_DELAY_MS = 20;
 export const DEFAULT_EVENT_LABELS: Readonly<Record<string, string>> = {};
 
 export interface ApiEventRecorderOptions {
@@ -84,6 +92,8 @@ export interface ApiEventRecorderOptions {
   spamFilter?: Omit<EventSpamFilterOptions, 'clock'>;
   /** Events waiting to be written at most; more are dropped. Default 1000. */
   maxQueued?: number;
+  /** How long an Event waits before it is written. Default DEFAULT_EVENT_WRITE_DELAY_MS. */
+  writeDelayMs?: number;
   /** Retries of a write failing with a transient error. */
   retry?: RetryOptions;
   clock?: Clock;
@@ -98,8 +108,8 @@ export interface ApiEventRecorderOptions {
  * - a spam filter per regarding object drops events beyond a burst of 25, refilled one per 5 minutes;
  * - repeats of the same (object, reason, action, type, note) within the series window update one
  *   Event's `series` {count, lastObservedTime} with a merge patch instead of creating Events;
- * - writes happen in the background, one at a time, in a bounded queue, and a burst of repeats
- *   coalesces into a single write. event() never blocks and never throws; failures are logged at
+ * - writes happen in the background, one at a time, in a bounded queue, each a moment after its
+ *   occurrence (DEFAULT_EVENT_WRITE_DELAY_MS), and a burst of repeats coalesces into a single write. event() never blocks and never throws; failures are logged at
  *   debug level, because an event is worth less than the reconcile that reports it.
  */
 export class ApiEventRecorder implements EventRecorder {
@@ -133,6 +143,8 @@ export class ApiEventRecorder implements EventRecorder {
       onError: (err, series) =>
         this.#log.debug('failed to write event', { ...describe(series), error: errorMessage(err) }),
       maxQueued: options.maxQueued,
+      delayMs: options.writeDelayMs ?? DEFAULT_EVENT_WRITE_DELAY_MS,
+      clock: options.clock,
     });
   }
 

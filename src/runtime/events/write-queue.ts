@@ -1,10 +1,12 @@
+import { type Clock, type ClockTimer, realClock } from '../queue/clock.ts';
 import { Fifo } from '../queue/fifo.ts';
 
 /**
  * A bounded queue of background writes, one at a time, keyed so that repeated requests for the same
  * key coalesce: a key already waiting is not queued twice (the write reads the latest state when it
- * runs), and a key enqueued while its write is running is written once more afterwards. Callers never
- * wait and never see an error: failures go to onError.
+ * runs), and a key enqueued while its write is running is written once more afterwards. Each write
+ * may wait a delay after its key is enqueued. Callers never wait and never see an error: failures go
+ * to onError.
  */
 
 export const DEFAULT_MAX_QUEUED_WRITES = 1000;
@@ -14,41 +16,51 @@ export interface WriteQueueOptions<T> {
   onError?: (err: unknown, item: T) => void;
   /** Keys waiting at most; enqueue() refuses more. */
   maxQueued?: number;
+  /** How long a key waits after it is enqueued before it is written (default 0: at once). */
+  delayMs?: number;
+  clock?: Clock;
 }
 
 export class CoalescingWriteQueue<T> {
   readonly #write: (item: T) => Promise<void>;
   readonly #onError: (err: unknown, item: T) => void;
   readonly #maxQueued: number;
+  readonly #delayMs: number;
+  readonly #clock: Clock;
   readonly #order = new Fifo<string>();
-  /** Waiting keys and the item to write for each. */
-  readonly #waiting = new Map<string, T>();
+  /** Waiting keys, the item to write for each and when it may be written (clock time). */
+  readonly #waiting = new Map<string, { item: T; dueAt: number }>();
   #inFlight: string | undefined;
   /** Set when the in-flight key was enqueued again during its write. */
-  #rewrite: T | undefined;
-  #hasRewrite = false;
+  #rewrite: { item: T; dueAt: number } | undefined;
   #running = false;
+  /** While drain() waits, nothing waits for its delay. */
+  #draining = false;
+  /** The pending delay of the next write, and how to end it early. */
+  #delay: { timer: ClockTimer; end: () => void } | undefined;
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WriteQueueOptions<T>) {
     this.#write = options.write;
     this.#onError = options.onError ?? (() => {});
     this.#maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED_WRITES;
+    this.#delayMs = options.delayMs ?? 0;
+    this.#clock = options.clock ?? realClock;
   }
 
   /** Schedules a write of `item` for `key`; false if it was refused (queue full). */
   enqueue(key: string, item: T): boolean {
-    if (this.#waiting.has(key)) {
-      this.#waiting.set(key, item);
+    const waiting = this.#waiting.get(key);
+    if (waiting) {
+      waiting.item = item;
       return true;
     }
     if (this.#inFlight === key) {
-      this.#rewrite = item;
-      this.#hasRewrite = true;
+      this.#rewrite = { item, dueAt: this.#rewrite?.dueAt ?? this.#dueAt() };
       return true;
     }
     if (this.#waiting.size >= this.#maxQueued) return false;
-    this.#push(key, item);
+    this.#push(key, { item, dueAt: this.#dueAt() });
     return true;
   }
 
@@ -57,14 +69,23 @@ export class CoalescingWriteQueue<T> {
     return this.#waiting.size;
   }
 
-  /** Resolves once every write enqueued so far (and any rewrite they caused) has finished. */
+  /**
+   * Resolves once every write enqueued so far (and any rewrite they caused) has finished. Writes still
+   * waiting for their delay go at once.
+   */
   drain(): Promise<void> {
     if (!this.#running) return Promise.resolve();
+    this.#draining = true;
+    this.#endDelay();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  #push(key: string, item: T): void {
-    this.#waiting.set(key, item);
+  #dueAt(): number {
+    return this.#clock.now() + this.#delayMs;
+  }
+
+  #push(key: string, entry: { item: T; dueAt: number }): void {
+    this.#waiting.set(key, entry);
     this.#order.push(key);
     if (!this.#running) {
       this.#running = true;
@@ -74,7 +95,10 @@ export class CoalescingWriteQueue<T> {
 
   async #run(): Promise<void> {
     for (let key = this.#order.shift(); key !== undefined; key = this.#order.shift()) {
-      const item = this.#waiting.get(key) as T;
+      // Keys behind this one were enqueued later: waiting for it never holds up one already due.
+      const wait = (this.#waiting.get(key)?.dueAt ?? 0) - this.#clock.now();
+      if (wait > 0 && !this.#draining) await this.#sleep(wait);
+      const { item } = this.#waiting.get(key) as { item: T };
       this.#waiting.delete(key);
       this.#inFlight = key;
       try {
@@ -87,17 +111,32 @@ export class CoalescingWriteQueue<T> {
         }
       }
       this.#inFlight = undefined;
-      if (this.#hasRewrite) {
-        const again = this.#rewrite as T;
+      if (this.#rewrite) {
+        this.#push(key, this.#rewrite);
         this.#rewrite = undefined;
-        this.#hasRewrite = false;
-        this.#waiting.set(key, again);
-        this.#order.push(key);
       }
     }
     this.#running = false;
+    this.#draining = false;
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        this.#delay = undefined;
+        resolve();
+      };
+      // Kept alive: a write waiting its delay is work the process still has to do.
+      this.#delay = { timer: this.#clock.setTimeout(end, ms, { keepAlive: true }), end };
+    });
+  }
+
+  #endDelay(): void {
+    if (!this.#delay) return;
+    this.#clock.clearTimeout(this.#delay.timer);
+    this.#delay.end();
   }
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CoalescingWriteQueue } from '../../../src/runtime/events/write-queue.ts';
+import { FakeClock } from '../../../src/runtime/queue/clock.ts';
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A write function whose calls complete only when the test releases them. */
 function controlledWrites() {
@@ -94,5 +97,63 @@ describe('CoalescingWriteQueue', () => {
   it('drain resolves at once when idle', async () => {
     const queue = new CoalescingWriteQueue<string>({ write: async () => {} });
     await queue.drain();
+  });
+
+  it('writes a key delayMs after it is enqueued, with what was enqueued for it meanwhile', async () => {
+    const { written, write, releaseNext } = controlledWrites();
+    const clock = new FakeClock();
+    const queue = new CoalescingWriteQueue<string>({ write, delayMs: 20, clock });
+    queue.enqueue('a', 'a1');
+    clock.advance(10);
+    queue.enqueue('b', 'b1');
+    queue.enqueue('a', 'a2');
+    clock.advance(9);
+    await settle();
+    assert.deepEqual(written, []);
+    clock.advance(1);
+    await settle();
+    assert.deepEqual(written, ['a2']);
+    await releaseNext();
+    assert.deepEqual(written, ['a2'], 'b waits its own 20 ms');
+    clock.advance(10);
+    await settle();
+    assert.deepEqual(written, ['a2', 'b1']);
+    await releaseNext();
+    await queue.drain();
+  });
+
+  it('delays a rewrite of the key in flight from when it was enqueued', async () => {
+    const { written, write, releaseNext } = controlledWrites();
+    const clock = new FakeClock();
+    const queue = new CoalescingWriteQueue<string>({ write, delayMs: 20, clock });
+    queue.enqueue('a', 'a1');
+    clock.advance(20);
+    await settle();
+    queue.enqueue('a', 'a2');
+    clock.advance(5);
+    await releaseNext();
+    assert.deepEqual(written, ['a1']);
+    clock.advance(15);
+    await settle();
+    assert.deepEqual(written, ['a1', 'a2']);
+    await releaseNext();
+    await queue.drain();
+  });
+
+  it('drain sends the writes still waiting for their delay at once', async () => {
+    const written: string[] = [];
+    const clock = new FakeClock();
+    const queue = new CoalescingWriteQueue<string>({
+      write: async (item) => {
+        written.push(item);
+      },
+      delayMs: 60_000,
+      clock,
+    });
+    queue.enqueue('a', 'a1');
+    queue.enqueue('b', 'b1');
+    await queue.drain();
+    assert.deepEqual(written, ['a1', 'b1']);
+    assert.equal(clock.pendingTimers(), 0);
   });
 });

@@ -99,42 +99,45 @@ describe('CoalescingWriteQueue', () => {
     await queue.drain();
   });
 
-  it('writes a key delayMs after it is enqueued, with what was enqueued for it meanwhile', async () => {
+  /** A queue delaying each write 20 ms, on a clock the test moves (and lets the queue catch up). */
+  function delayedQueue() {
     const { written, write, releaseNext } = controlledWrites();
     const clock = new FakeClock();
     const queue = new CoalescingWriteQueue<string>({ write, delayMs: 20, clock });
+    const advance = async (ms: number) => {
+      clock.advance(ms);
+      await settle();
+    };
+    return { written, releaseNext, queue, advance };
+  }
+
+  it('writes a key delayMs after it is enqueued, with what was enqueued for it meanwhile', async () => {
+    const { written, releaseNext, queue, advance } = delayedQueue();
     queue.enqueue('a', 'a1');
-    clock.advance(10);
+    await advance(10);
     queue.enqueue('b', 'b1');
     queue.enqueue('a', 'a2');
-    clock.advance(9);
-    await settle();
+    await advance(9);
     assert.deepEqual(written, []);
-    clock.advance(1);
-    await settle();
+    await advance(1);
     assert.deepEqual(written, ['a2']);
     await releaseNext();
     assert.deepEqual(written, ['a2'], 'b waits its own 20 ms');
-    clock.advance(10);
-    await settle();
+    await advance(10);
     assert.deepEqual(written, ['a2', 'b1']);
     await releaseNext();
     await queue.drain();
   });
 
   it('delays a rewrite of the key in flight from when it was enqueued', async () => {
-    const { written, write, releaseNext } = controlledWrites();
-    const clock = new FakeClock();
-    const queue = new CoalescingWriteQueue<string>({ write, delayMs: 20, clock });
+    const { written, releaseNext, queue, advance } = delayedQueue();
     queue.enqueue('a', 'a1');
-    clock.advance(20);
-    await settle();
+    await advance(20);
     queue.enqueue('a', 'a2');
-    clock.advance(5);
+    await advance(5);
     await releaseNext();
     assert.deepEqual(written, ['a1']);
-    clock.advance(15);
-    await settle();
+    await advance(15);
     assert.deepEqual(written, ['a1', 'a2']);
     await releaseNext();
     await queue.drain();

@@ -72,8 +72,8 @@ export const DEFAULT_REPORTING_CONTROLLER = 'basic-operator';
 
 /**
  * An Event reports a write its controller has just made (a set scaled, a pod created), and the
- * owned object's controller reacts to that write at once: waiting this long lets its writes reach the
- * API server first instead of sharing it with the report. The same reason delays status reports
+ * owned object's controller reacts to that write at once: waiting this long lets its writes reach
+ * the API server first instead of sharing it with the report. The same reason delays status reports
  * (DEFAULT_STATUS_BATCH_MS); Events are read by people, for whom 20 ms is nothing.
  */
 export const DEFAULT_EVENT_WRITE_DELAY_MS = 20;
@@ -109,8 +109,9 @@ export interface ApiEventRecorderOptions {
  * - repeats of the same (object, reason, action, type, note) within the series window update one
  *   Event's `series` {count, lastObservedTime} with a merge patch instead of creating Events;
  * - writes happen in the background, one at a time, in a bounded queue, each a moment after its
- *   occurrence (DEFAULT_EVENT_WRITE_DELAY_MS), and a burst of repeats coalesces into a single write. event() never blocks and never throws; failures are logged at
- *   debug level, because an event is worth less than the reconcile that reports it.
+ *   occurrence (DEFAULT_EVENT_WRITE_DELAY_MS), and a burst of repeats coalesces into one write.
+ *   event() never blocks and never throws; failures are logged at debug level, because an event is
+ *   worth less than the reconcile that reports it.
  */
 export class ApiEventRecorder implements EventRecorder {
   readonly #client: KubeClient;

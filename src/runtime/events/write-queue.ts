@@ -5,8 +5,8 @@ import { Fifo } from '../queue/fifo.ts';
  * A bounded queue of background writes, one at a time, keyed so that repeated requests for the same
  * key coalesce: a key already waiting is not queued twice (the write reads the latest state when it
  * runs), and a key enqueued while its write is running is written once more afterwards. Each write
- * may wait a delay after its key is enqueued. Callers never wait and never see an error: failures go
- * to onError.
+ * may wait a delay after its key is enqueued. Callers never wait and never see an error: failures
+ * go to onError.
  */
 
 export const DEFAULT_MAX_QUEUED_WRITES = 1000;
@@ -70,8 +70,8 @@ export class CoalescingWriteQueue<T> {
   }
 
   /**
-   * Resolves once every write enqueued so far (and any rewrite they caused) has finished. Writes still
-   * waiting for their delay go at once.
+   * Resolves once every write enqueued so far (and any rewrite they caused) has finished. Writes
+   * still waiting for their delay go at once.
    */
   drain(): Promise<void> {
     if (!this.#running) return Promise.resolve();
@@ -95,7 +95,8 @@ export class CoalescingWriteQueue<T> {
 
   async #run(): Promise<void> {
     for (let key = this.#order.shift(); key !== undefined; key = this.#order.shift()) {
-      // Keys behind this one were enqueued later: waiting for it never holds up one already due.
+      // In order: the keys behind this one were enqueued later, except a rewrite (pushed when its
+      // write ends), which may wait a little past its delay.
       const wait = (this.#waiting.get(key)?.dueAt ?? 0) - this.#clock.now();
       if (wait > 0 && !this.#draining) await this.#sleep(wait);
       const { item } = this.#waiting.get(key) as { item: T };

@@ -143,7 +143,7 @@ describe('CoalescingWriteQueue', () => {
     await queue.drain();
   });
 
-  it('drain sends the writes still waiting for their delay at once', async () => {
+  it('drain sends the writes still waiting for their delay at once, and those enqueued meanwhile', async () => {
     const written: string[] = [];
     const clock = new FakeClock();
     const queue = new CoalescingWriteQueue<string>({
@@ -154,8 +154,9 @@ describe('CoalescingWriteQueue', () => {
       clock,
     });
     queue.enqueue('a', 'a1');
-    queue.enqueue('b', 'b1');
-    await queue.drain();
+    const drained = queue.drain();
+    queue.enqueue('b', 'b1'); // recorded during shutdown: no wait either
+    await drained;
     assert.deepEqual(written, ['a1', 'b1']);
     assert.equal(clock.pendingTimers(), 0);
   });

@@ -1,3 +1,5 @@
+import { type Clock, realClock } from '../queue/clock.ts';
+
 /** Jittered exponential backoff (client-go's wait.Backoff with jitter 1.0), reset after a healthy period. */
 export class JitteredBackoff {
   private failures = 0;
@@ -22,12 +24,13 @@ export class JitteredBackoff {
   }
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms` on `clock`, or until `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal, clock: Clock = realClock): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
+    const timer = clock.setTimeout(done, ms, { keepAlive: true });
     function done() {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal?.removeEventListener('abort', done);
       resolve();
     }

@@ -1,4 +1,5 @@
-import { type Clock, type ClockTimer, realClock } from '../queue/clock.ts';
+import { sleep } from '../cache/backoff.ts';
+import { type Clock, realClock } from '../queue/clock.ts';
 import { Fifo } from '../queue/fifo.ts';
 
 /**
@@ -10,6 +11,12 @@ import { Fifo } from '../queue/fifo.ts';
  */
 
 export const DEFAULT_MAX_QUEUED_WRITES = 1000;
+
+/** An item to write and when it may be written (clock time). */
+interface Entry<T> {
+  item: T;
+  dueAt: number;
+}
 
 export interface WriteQueueOptions<T> {
   write: (item: T) => Promise<void>;
@@ -28,16 +35,13 @@ export class CoalescingWriteQueue<T> {
   readonly #delayMs: number;
   readonly #clock: Clock;
   readonly #order = new Fifo<string>();
-  /** Waiting keys, the item to write for each and when it may be written (clock time). */
-  readonly #waiting = new Map<string, { item: T; dueAt: number }>();
+  readonly #waiting = new Map<string, Entry<T>>();
   #inFlight: string | undefined;
   /** Set when the in-flight key was enqueued again during its write. */
-  #rewrite: { item: T; dueAt: number } | undefined;
+  #rewrite: Entry<T> | undefined;
   #running = false;
-  /** While drain() waits, nothing waits for its delay. */
-  #draining = false;
-  /** The pending delay of the next write, and how to end it early. */
-  #delay: { timer: ClockTimer; end: () => void } | undefined;
+  /** Aborted by drain(): until the queue is idle again, no write waits for its delay. */
+  #draining = new AbortController();
   #idleWaiters: (() => void)[] = [];
 
   constructor(options: WriteQueueOptions<T>) {
@@ -75,8 +79,7 @@ export class CoalescingWriteQueue<T> {
    */
   drain(): Promise<void> {
     if (!this.#running) return Promise.resolve();
-    this.#draining = true;
-    this.#endDelay();
+    this.#draining.abort();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -84,7 +87,7 @@ export class CoalescingWriteQueue<T> {
     return this.#clock.now() + this.#delayMs;
   }
 
-  #push(key: string, entry: { item: T; dueAt: number }): void {
+  #push(key: string, entry: Entry<T>): void {
     this.#waiting.set(key, entry);
     this.#order.push(key);
     if (!this.#running) {
@@ -98,8 +101,8 @@ export class CoalescingWriteQueue<T> {
       // In order: the keys behind this one were enqueued later, except a rewrite (pushed when its
       // write ends), which may wait a little past its delay.
       const wait = (this.#waiting.get(key)?.dueAt ?? 0) - this.#clock.now();
-      if (wait > 0 && !this.#draining) await this.#sleep(wait);
-      const { item } = this.#waiting.get(key) as { item: T };
+      if (wait > 0) await sleep(wait, this.#draining.signal, this.#clock);
+      const { item } = this.#waiting.get(key) as Entry<T>;
       this.#waiting.delete(key);
       this.#inFlight = key;
       try {
@@ -118,26 +121,9 @@ export class CoalescingWriteQueue<T> {
       }
     }
     this.#running = false;
-    this.#draining = false;
+    if (this.#draining.signal.aborted) this.#draining = new AbortController();
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const resolve of waiters) resolve();
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const end = () => {
-        this.#delay = undefined;
-        resolve();
-      };
-      // Kept alive: a write waiting its delay is work the process still has to do.
-      this.#delay = { timer: this.#clock.setTimeout(end, ms, { keepAlive: true }), end };
-    });
-  }
-
-  #endDelay(): void {
-    if (!this.#delay) return;
-    this.#clock.clearTimeout(this.#delay.timer);
-    this.#delay.end();
   }
 }

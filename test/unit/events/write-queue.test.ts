@@ -15,7 +15,7 @@ function controlledWrites() {
   };
   const releaseNext = async (): Promise<void> => {
     releases.shift()?.();
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
   };
   return { written, write, releaseNext };
 }

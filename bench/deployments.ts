@@ -818,6 +818,10 @@ function report({
   const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 1048576);
   const ratio = (a: number | undefined, b: number | undefined, goal: string) =>
     a !== undefined && b !== undefined ? `${f(a / b, 2)} (goal ${goal})` : '-';
+  const controllersRatio = (a: SideResult, b: SideResult) => {
+    const [x, y] = [a.latency?.controllers?.p99Ms, b.latency?.controllers?.p99Ms];
+    return x !== undefined && y !== undefined ? `${f(x / y, 2)} (${x} / ${y} ms)` : '-';
+  };
   const startupText = (s: SideResult['startup']) =>
     !s
       ? '-'
@@ -837,6 +841,7 @@ function report({
           `time ratio operator/KCM: ${ratio(op.seconds, kcm.seconds, '<= 0.70')}`,
           `peak RSS ratio operator/KCM: ${ratio(op.peakRssMiB, kcm.peakRssMiB, '<= 1.00')}`,
           `reaction p99 ratio operator/KCM: ${ratio(op.latency?.p99Ms, kcm.latency?.p99Ms, '<= 1.00, and p99 <= 100 ms')}`,
+          `reaction p99 ratio operator/KCM, the controllers' part (from the deployment seen to the pod): ${controllersRatio(op, kcm)}`,
         ]
       : []),
     ...(op?.heap

@@ -20,6 +20,12 @@ export interface ReactionLatency {
    * deployment controller), and from there to the pod (the set controller).
    */
   hops?: Record<Hop, { p50Ms: number; p99Ms: number }>;
+  /**
+   * The controllers' part of each change, p50 and p99: from the deployment's new spec seen to the
+   * pod (the last two hops added up). The first hop, the API server's write of the change itself, is
+   * no controller's work; on the operator's side it is a custom resource's write.
+   */
+  controllers?: { p50Ms: number; p99Ms: number };
   /** Each change's three hops in the order of `Hop`, in the order of `samplesMs` (null: not seen). */
   hopSamplesMs?: ([number, number, number] | null)[];
 }
@@ -87,6 +93,7 @@ export async function reactionLatency(options: LatencyOptions): Promise<Reaction
     startedAtMs: startedAt,
     ...(seen.length > 0 && {
       hops: { toDeployment: hop(0), deploymentToSet: hop(1), setToPod: hop(2) },
+      controllers: percentiles(seen.map((change) => change[1] + change[2])),
       hopSamplesMs: hopSamples,
     }),
   };
@@ -112,5 +119,6 @@ export function describeHops(latency: ReactionLatency): string {
     hop('to the deployment seen p50/p99', h.toDeployment),
     hop('deployment to set scaled', h.deploymentToSet),
     hop('set to pod', h.setToPod),
+    ...(latency.controllers ? [hop('deployment seen to pod (the controllers)', latency.controllers)] : []),
   ].join(', ');
 }

@@ -50,6 +50,7 @@ describe('the benchmark on a small workload', () => {
             changes: number;
             startedAtMs: number[];
             hops?: Record<'toDeployment' | 'deploymentToSet' | 'setToPod', { p50Ms: number; p99Ms: number }>;
+            controllers?: { p50Ms: number; p99Ms: number };
           };
           idle: { cpuSeconds: number; reconcilesPerSecond: Record<string, number> };
           rolloutCpu: Record<string, number>;
@@ -71,6 +72,7 @@ describe('the benchmark on a small workload', () => {
           `${side} reaction: from the deployment to the set scaled`,
         );
         number(r.latency.hops?.setToPod.p50Ms, `${side} reaction: from the set to the pod`);
+        number(r.latency.controllers?.p99Ms, `${side} reaction: the controllers' part`);
         number(r.idle.cpuSeconds, `${side} idle CPU`);
         assert.equal(
           Object.keys(r.idle.reconcilesPerSecond).length,

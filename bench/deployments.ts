@@ -816,12 +816,10 @@ function report({
 }): string[] {
   const f = (n: number | undefined, d = 1) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
   const mib = (bytes: number | undefined) => (bytes === undefined ? undefined : bytes / 1048576);
-  const ratio = (a: number | undefined, b: number | undefined, goal: string) =>
-    a !== undefined && b !== undefined ? `${f(a / b, 2)} (goal ${goal})` : '-';
-  const controllersRatio = (a: SideResult, b: SideResult) => {
-    const [x, y] = [a.latency?.controllers?.p99Ms, b.latency?.controllers?.p99Ms];
-    return x !== undefined && y !== undefined ? `${f(x / y, 2)} (${x} / ${y} ms)` : '-';
-  };
+  /** a / b with a note in parentheses, or '-' when either is missing. */
+  const ratio = (a: number | undefined, b: number | undefined, note: string) =>
+    a !== undefined && b !== undefined ? `${f(a / b, 2)} (${note})` : '-';
+  const [opControllers, kcmControllers] = [op?.latency?.controllers?.p99Ms, kcm?.latency?.controllers?.p99Ms];
   const startupText = (s: SideResult['startup']) =>
     !s
       ? '-'
@@ -838,10 +836,10 @@ function report({
     '',
     ...(kcm && op
       ? [
-          `time ratio operator/KCM: ${ratio(op.seconds, kcm.seconds, '<= 0.70')}`,
-          `peak RSS ratio operator/KCM: ${ratio(op.peakRssMiB, kcm.peakRssMiB, '<= 1.00')}`,
-          `reaction p99 ratio operator/KCM: ${ratio(op.latency?.p99Ms, kcm.latency?.p99Ms, '<= 1.00, and p99 <= 100 ms')}`,
-          `reaction p99 ratio operator/KCM, the controllers' part (from the deployment seen to the pod): ${controllersRatio(op, kcm)}`,
+          `time ratio operator/KCM: ${ratio(op.seconds, kcm.seconds, 'goal <= 0.70')}`,
+          `peak RSS ratio operator/KCM: ${ratio(op.peakRssMiB, kcm.peakRssMiB, 'goal <= 1.00')}`,
+          `reaction p99 ratio operator/KCM: ${ratio(op.latency?.p99Ms, kcm.latency?.p99Ms, 'goal <= 1.00, and p99 <= 100 ms')}`,
+          `reaction p99 ratio operator/KCM, the controllers' part (from the deployment seen to the pod): ${ratio(opControllers, kcmControllers, `${opControllers} / ${kcmControllers} ms`)}`,
         ]
       : []),
     ...(op?.heap

@@ -124,6 +124,12 @@ export const RULES = {
     rule: 'self == oldSelf',
     message: 'spec is immutable',
   },
+  // On spec of VolumeBackup.
+  volumeBackupMachineComplete: {
+    rule: 'has(self.machineName) == has(self.machineUID)',
+    message:
+      'machineName and machineUID go together: set both for a backup of a Machine, or neither for a standalone backup',
+  },
 } as const satisfies Record<string, ValidationRule>;
 
 export type RuleId = keyof typeof RULES;

@@ -295,9 +295,17 @@ const podMachine = kindValidators<PodMachine>({
   rules: podMachineRuleViolations,
   transitionRules: podMachineTransitionViolations,
 });
+function volumeBackupRuleViolations(backup: VolumeBackup): string[] {
+  const { machineName, machineUID } = backup.spec;
+  return (machineName === undefined) === (machineUID === undefined)
+    ? []
+    : [violation('spec', 'volumeBackupMachineComplete')];
+}
+
 const volumeBackup = kindValidators<VolumeBackup>({
   resource: VOLUME_BACKUP,
   schema: volumeBackupSchema,
+  rules: volumeBackupRuleViolations,
   transitionRules: volumeBackupTransitionViolations,
 });
 

@@ -63,10 +63,11 @@ const POD_STATUS = {
     name: 'shared',
     // Deletion ranking (pod-state.ts maxContainerRestarts).
     restartCount: true,
-    // Why a container waits (volumebackup/deadline.ts) or ended (podmachine/observe.ts).
+    // Why a container waits (volumebackup/deadline.ts) or ended (podmachine/observe.ts); what a copy
+    // pod reported, its manifests or why it failed (volume-copy.ts parseCopyReport).
     state: {
       waiting: { reason: 'shared', message: 'shared' },
-      terminated: { exitCode: true, reason: 'shared' },
+      terminated: { exitCode: true, reason: 'shared', message: true },
     },
     lastState: { terminated: { exitCode: true, reason: 'shared' } },
   },

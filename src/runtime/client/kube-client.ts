@@ -106,6 +106,8 @@ export interface DeleteOptions {
 export interface WriteOptions {
   fieldManager?: string;
   force?: boolean;
+  /** Admission runs in full, nothing is stored (dryRun=All). */
+  dryRun?: boolean;
   signal?: AbortSignal;
 }
 
@@ -231,7 +233,7 @@ export class KubeClient {
     return this.request<T>('POST', collectionPath(type, obj.metadata?.namespace), {
       body: obj,
       signal: options.signal,
-      query: { fieldManager: options.fieldManager },
+      query: { fieldManager: options.fieldManager, dryRun: options.dryRun ? 'All' : undefined },
     });
   }
 

@@ -161,6 +161,16 @@ const statusSchema: JsonSchemaProps = {
     providerID: { type: 'string', maxLength: 512, description: 'Copied from the provider object.' },
     addresses: addressesSchema,
     volumes: volumeStatusesSchema,
+    volumeBackup: {
+      type: 'object',
+      description:
+        "The VolumeBackup the operator created for this Machine's deletion, by name and uid; only it can release the Machine.",
+      required: ['name', 'uid'],
+      properties: {
+        name: { type: 'string', maxLength: 253 },
+        uid: { type: 'string', maxLength: 128 },
+      },
+    },
     observedGeneration: observedGenerationSchema,
     conditions: conditionsSchema,
   },

@@ -75,6 +75,11 @@ export interface MachineVolumeStatus {
   phase?: string;
 }
 
+export interface VolumeBackupReference {
+  name: string;
+  uid: string;
+}
+
 export interface MachineStatus {
   phase?: MachinePhase;
   ready?: boolean;
@@ -85,6 +90,11 @@ export interface MachineStatus {
   addresses?: InfrastructureAddress[];
   /** Copied from the provider object: each volume's claim, which a backup copies. */
   volumes?: MachineVolumeStatus[];
+  /**
+   * The VolumeBackup the operator created for this Machine's deletion, by name and uid (written by
+   * the machine-backup controller when it creates it). Only this backup can release the Machine.
+   */
+  volumeBackup?: VolumeBackupReference;
   observedGeneration?: number;
   conditions?: Condition[];
 }

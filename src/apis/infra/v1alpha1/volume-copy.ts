@@ -1,49 +1,115 @@
-// The data contract between the Machine controller (restores) and the VolumeBackup controller
-// (backups): how a claim's content is copied into another claim. Both copy with the same pod, so a
-// backup claim holds exactly the files of the Machine's volume and a restore puts them back; every
+// The data contract between the providers (restores) and the VolumeBackup controller (backups): how
+// a claim's content is copied into another claim and how the copy is proven. Both copy with the same
+// pod, which runs the mover (src/mover) and reports a manifest of what it read and what it wrote, so
+// a backup claim holds exactly the files of the Machine's volume, a restore puts them back, and every
 // provider reads its copy Jobs' outcome the same way.
-import type { V1Job, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type {
+  V1Job,
+  V1Pod,
+  V1PodSecurityContext,
+  V1PodTemplateSpec,
+  V1SecurityContext,
+} from '@kubernetes/client-node';
 import { toMillis } from '../../../runtime/time.ts';
-
-/** Copy everything, keeping owners, modes and times. */
-export const VOLUME_COPY_COMMAND: readonly string[] = ['sh', '-c', 'cp -a /source/. /target/'];
+import type { VolumeManifest } from './volumebackup.ts';
 
 /**
- * The uid and gid copies run as (the conventional "nonroot" of distroless images). Copies never run
- * as root, so they pass the Pod Security `restricted` profile; fsGroup makes the target claim
- * writable for this user. What this costs: ownership is not preserved (copied files belong to this
- * uid and gid, with their modes and times kept), and a file this user cannot read fails the copy.
+ * The mover (src/mover), in the operator's own image: the copy Jobs run that image, so the program
+ * that copies and verifies is always the operator's own version. The path is the image's layout
+ * (Dockerfile: WORKDIR /app, Node at /nodejs/bin/node); a custom --backup-job-image must keep it.
  */
+export const MOVER_COMMAND: readonly string[] = ['/nodejs/bin/node', '/app/dist/mover/main.js'];
+
+/** The uid and gid of copies that may not run as root (the image's "nonroot" user). */
 export const VOLUME_COPY_USER = 65532;
 
-/** The pod of a copy Job: `source` mounted read-only at /source, `target` at /target. */
-export function volumeCopyPodTemplate(
-  image: string,
-  sourceClaim: string,
-  targetClaim: string,
-  labels: Record<string, string>,
-): V1PodTemplateSpec {
+/**
+ * The capabilities a root copy keeps (every other one is dropped): chown (CHOWN), read and write
+ * whatever the files' modes say (DAC_OVERRIDE), set modes and times of files it does not own
+ * (FOWNER), keep setuid and setgid bits (FSETID). Pod Security `baseline` allows each of them.
+ */
+export const ROOT_COPY_CAPABILITIES: readonly string[] = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
+
+/**
+ * Who a copy runs as. `root` preserves every owner, group and mode. Where the namespace's Pod
+ * Security level refuses root (`restricted`), `nonroot` runs as `uid`:`gid` and copies only trees
+ * whose every entry is its own; anything else fails with a reason that names `level` and the first
+ * entries concerned, never with silently changed owners. No fsGroup either way: it would rewrite the
+ * group of the source's files.
+ */
+export type CopyPrivilege = { mode: 'root' } | { mode: 'nonroot'; uid: number; gid: number; level: string };
+
+export interface VolumeCopy {
+  image: string;
+  sourceClaim: string;
+  targetClaim: string;
+  labels: Record<string, string>;
+  privilege: CopyPrivilege;
+  /** A restore: the restored tree must equal this manifest (the backup's), not only its source. */
+  expect?: VolumeManifest;
+}
+
+/** The mover's arguments for `copy`. */
+export function moverArgs(copy: Pick<VolumeCopy, 'privilege' | 'expect'>): string[] {
+  const { privilege, expect } = copy;
+  return [
+    'copy',
+    '--source',
+    '/source',
+    '--target',
+    '/target',
+    ...(expect ? ['--expect', `${expect.files}:${expect.bytes}:${expect.digest}`] : []),
+    ...(privilege.mode === 'nonroot' ? ['--pod-security-level', privilege.level] : []),
+  ];
+}
+
+function securityContexts(privilege: CopyPrivilege): {
+  pod: V1PodSecurityContext;
+  container: V1SecurityContext;
+} {
+  const seccompProfile = { type: 'RuntimeDefault' };
+  if (privilege.mode === 'root') {
+    return {
+      pod: { runAsNonRoot: false, runAsUser: 0, runAsGroup: 0, seccompProfile },
+      container: {
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'], add: [...ROOT_COPY_CAPABILITIES] },
+        readOnlyRootFilesystem: true,
+      },
+    };
+  }
   return {
-    metadata: { labels },
+    pod: { runAsNonRoot: true, runAsUser: privilege.uid, runAsGroup: privilege.gid, seccompProfile },
+    container: {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      readOnlyRootFilesystem: true,
+    },
+  };
+}
+
+/**
+ * The pod of a copy Job: `source` mounted read-only at /source, `target` at /target, the mover run
+ * on them. It reports the two manifests in its termination message (parseCopyReport), or why it
+ * failed; FallbackToLogsOnError hands back its last log lines when it could not write one.
+ */
+export function volumeCopyPodTemplate(copy: VolumeCopy): V1PodTemplateSpec {
+  const { pod, container } = securityContexts(copy.privilege);
+  return {
+    metadata: { labels: copy.labels },
     spec: {
       restartPolicy: 'Never',
-      securityContext: {
-        runAsNonRoot: true,
-        runAsUser: VOLUME_COPY_USER,
-        runAsGroup: VOLUME_COPY_USER,
-        fsGroup: VOLUME_COPY_USER,
-        seccompProfile: { type: 'RuntimeDefault' },
-      },
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      securityContext: pod,
       containers: [
         {
           name: 'copy',
-          image,
-          command: [...VOLUME_COPY_COMMAND],
-          securityContext: {
-            allowPrivilegeEscalation: false,
-            capabilities: { drop: ['ALL'] },
-            readOnlyRootFilesystem: true,
-          },
+          image: copy.image,
+          command: [...MOVER_COMMAND],
+          args: moverArgs(copy),
+          terminationMessagePolicy: 'FallbackToLogsOnError',
+          securityContext: container,
           volumeMounts: [
             { name: 'source', mountPath: '/source', readOnly: true },
             { name: 'target', mountPath: '/target' },
@@ -51,11 +117,97 @@ export function volumeCopyPodTemplate(
         },
       ],
       volumes: [
-        { name: 'source', persistentVolumeClaim: { claimName: sourceClaim, readOnly: true } },
-        { name: 'target', persistentVolumeClaim: { claimName: targetClaim } },
+        { name: 'source', persistentVolumeClaim: { claimName: copy.sourceClaim, readOnly: true } },
+        { name: 'target', persistentVolumeClaim: { claimName: copy.targetClaim } },
       ],
     },
   };
+}
+
+/**
+ * The Pod Security level named by a refusal of kube-apiserver's PodSecurity admission (`violates
+ * PodSecurity "restricted:latest": ...`), or undefined when the message is not one.
+ */
+export function podSecurityLevelOfRefusal(message: string): string | undefined {
+  return /violates PodSecurity "([a-z]+)(?::[^"]*)?"/.exec(message)?.[1];
+}
+
+/**
+ * Who a copy may run as, given why admission refused a root copy pod (undefined: it admits one). A
+ * Pod Security refusal leaves the non-root copy; any other refusal (a quota, a webhook) is no reason
+ * to give up owners, so the copy stays root and its Job reports the refusal.
+ */
+export function copyPrivilege(rootRefusal: string | undefined): CopyPrivilege {
+  const level = rootRefusal === undefined ? undefined : podSecurityLevelOfRefusal(rootRefusal);
+  return level === undefined
+    ? { mode: 'root' }
+    : { mode: 'nonroot', uid: VOLUME_COPY_USER, gid: VOLUME_COPY_USER, level };
+}
+
+/** A pod of `template` to ask admission about (a dry run) in `namespace`. */
+export function copyPodProbe(
+  template: V1PodTemplateSpec,
+  namespace: string | undefined,
+  generateName: string,
+): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { generateName, ...(namespace ? { namespace } : {}), labels: template.metadata?.labels ?? {} },
+    spec: template.spec!,
+  };
+}
+
+/** What a copy pod reported on success: the manifests of the tree it read and the tree it wrote. */
+export interface CopyReport {
+  source: VolumeManifest;
+  target: VolumeManifest;
+  copyMs?: number;
+  manifestMs?: number;
+}
+
+function manifestOf(value: unknown): VolumeManifest | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { files, bytes, digest } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(files) || !Number.isSafeInteger(bytes)) return undefined;
+  if (typeof digest !== 'string' || !/^sha256:[0-9a-f]{64}$/.test(digest)) return undefined;
+  return { files: files as number, bytes: bytes as number, digest };
+}
+
+/** A copy pod's termination message as a CopyReport; undefined when it is not one (a failure's text). */
+export function parseCopyReport(message: string | undefined): CopyReport | undefined {
+  if (!message) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message.trim());
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (record.v !== 1) return undefined;
+  const source = manifestOf(record.source);
+  const target = manifestOf(record.target);
+  if (!source || !target) return undefined;
+  const ms = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? { value: v } : undefined);
+  const copyMs = ms(record.copyMs);
+  const manifestMs = ms(record.manifestMs);
+  return {
+    source,
+    target,
+    ...(copyMs ? { copyMs: copyMs.value } : {}),
+    ...(manifestMs ? { manifestMs: manifestMs.value } : {}),
+  };
+}
+
+export function sameManifest(a: VolumeManifest | undefined, b: VolumeManifest | undefined): boolean {
+  return (
+    a !== undefined && b !== undefined && a.files === b.files && a.bytes === b.bytes && a.digest === b.digest
+  );
+}
+
+export function describeManifest(m: VolumeManifest): string {
+  return `${m.files} files, ${m.bytes} bytes, ${m.digest}`;
 }
 
 export type JobOutcome =

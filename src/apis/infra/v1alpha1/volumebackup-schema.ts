@@ -13,15 +13,29 @@ import { VOLUME_BACKUP_PHASES } from './volumebackup.ts';
 
 const MAX_VOLUMES = 16;
 
+const manifestSchema: JsonSchemaProps = {
+  type: 'object',
+  description:
+    "The verified copy: the backup claim's manifest, equal to the source's (files, bytes, one digest over every entry).",
+  required: ['files', 'bytes', 'digest'],
+  properties: {
+    files: { type: 'integer', format: 'int64', minimum: 0 },
+    bytes: { type: 'integer', format: 'int64', minimum: 0 },
+    digest: { type: 'string', maxLength: 80, pattern: '^sha256:[0-9a-f]{64}$' },
+  },
+};
+
 const specSchema: JsonSchemaProps = {
   type: 'object',
-  description: 'Immutable.',
-  required: ['machineName', 'machineUID', 'volumes'],
+  description:
+    'Immutable. machineName and machineUID go together: a backup of that Machine (only the operator records those), or, both absent, a standalone backup of claims of the namespace.',
+  required: ['volumes'],
   properties: {
     machineName: objectNameSchema,
     machineUID: { type: 'string', minLength: 1, maxLength: 128 },
     volumes: {
       type: 'array',
+      minItems: 1,
       maxItems: MAX_VOLUMES,
       items: {
         type: 'object',
@@ -35,7 +49,7 @@ const specSchema: JsonSchemaProps = {
       'x-kubernetes-list-map-keys': ['name'],
     },
   },
-  'x-kubernetes-validations': [RULES.volumeBackupSpecImmutable],
+  'x-kubernetes-validations': [RULES.volumeBackupSpecImmutable, RULES.volumeBackupMachineComplete],
 };
 
 const statusSchema: JsonSchemaProps = {
@@ -51,8 +65,9 @@ const statusSchema: JsonSchemaProps = {
         type: 'object',
         required: ['name', 'backupClaimName'],
         properties: {
-          name: { type: 'string' },
-          backupClaimName: { type: 'string' },
+          name: { type: 'string', maxLength: 63 },
+          backupClaimName: { type: 'string', maxLength: 253 },
+          manifest: manifestSchema,
         },
       },
       'x-kubernetes-list-type': 'map',

@@ -24,20 +24,39 @@ export interface BackupSourceVolume {
   claimName: string;
 }
 
-/** Immutable. */
+/**
+ * Immutable. `machineName` and `machineUID` go together: a backup of that Machine's claims (only the
+ * operator records those, see docs/machine-and-volumebackup.md), or, both absent, a standalone
+ * backup of any claims of the namespace.
+ */
 export interface VolumeBackupSpec {
-  machineName: string;
-  machineUID: string;
+  machineName?: string;
+  machineUID?: string;
   volumes: BackupSourceVolume[];
 }
 
 export const VOLUME_BACKUP_PHASES = ['Pending', 'Running', 'Completed', 'Failed'] as const;
 export type VolumeBackupPhase = (typeof VOLUME_BACKUP_PHASES)[number];
 
+/** What the copy pod measured of a tree (src/mover/manifest.ts): the proof that a copy is whole. */
+export interface VolumeManifest {
+  /** Regular files (a hard link counts once). */
+  files: number;
+  /** Their sizes added up. */
+  bytes: number;
+  /** `sha256:<hex>` over every entry's path, type, mode, owner, group, size, content and link target. */
+  digest: string;
+}
+
 export interface BackedUpVolume {
   name: string;
   /** The claim, owned by the VolumeBackup, that holds the copy. */
   backupClaimName: string;
+  /**
+   * The verified copy: the backup claim's manifest, equal to the source's when it was copied. Set
+   * once the volume is copied; a restore checks the restored tree against it.
+   */
+  manifest?: VolumeManifest;
 }
 
 export interface VolumeBackupStatus {

@@ -6,7 +6,6 @@ import {
   REPLICA_SET_POD_VALUE,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import type { EventHandler } from '../../runtime/cache/reflector.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import {
@@ -22,8 +21,8 @@ import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
-import { controllingSetKey } from './logic/controlling-set.ts';
-import { Departures, mayHaveLostMarker } from './logic/departures.ts';
+import { Departures } from './logic/departures.ts';
+import { podObservers } from './pod-observers.ts';
 import { BasicReplicaSetReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'basicreplicaset';
@@ -73,8 +72,6 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   });
   const claimedArrivals = new ClaimedArrivals();
   const departures = new Departures();
-  const ownerKey = (pod: KubeObject): string | undefined =>
-    controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
   /** An orphan pod wakes every set in its namespace whose selector matches it (for adoption). */
   const orphanOwners = (pod: KubeObject): Request[] => {
@@ -86,39 +83,7 @@ export function registerBasicReplicaSetController(manager: Manager): void {
   };
 
   // Observations reach the expectations before the owner is enqueued (the builder's observe()).
-  const observeManagedPods: EventHandler<V1Pod> = {
-    onAdd: (pod) => {
-      const key = ownerKey(pod);
-      // A pod it adopted or marked arrives here too; the claim expected that arrival.
-      const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
-      departures.arrived(pod.metadata?.uid ?? '');
-      if (!key) return;
-      if (pod.metadata?.deletionTimestamp) {
-        // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
-        // addPod counts a deletion, not a creation; but a claimed pod did arrive.
-        expectations.deletionObserved(key, pod.metadata.uid ?? '');
-        if (claimed) expectations.creationObserved(key);
-      } else {
-        expectations.creationObserved(key);
-      }
-    },
-    onUpdate: (oldPod, newPod) => {
-      const key = ownerKey(newPod);
-      if (key && !oldPod.metadata?.deletionTimestamp && newPod.metadata?.deletionTimestamp) {
-        expectations.deletionObserved(key, newPod.metadata.uid ?? '');
-      }
-    },
-    onDelete: (pod) => {
-      const key = ownerKey(pod);
-      if (!key) return;
-      const uid = pod.metadata?.uid ?? '';
-      const deletionExpected = expectations.get(key)?.pendingDeletions.includes(uid) ?? false;
-      expectations.deletionObserved(key, uid);
-      // It may just have lost our marker label. (If the metadata watch was quicker, it is there already.)
-      const there = pods.others.get(pod.metadata?.namespace, pod.metadata?.name ?? '')?.metadata?.uid === uid;
-      if (!there && mayHaveLostMarker(pod, deletionExpected)) departures.departed(key, uid);
-    },
-  };
+  const observers = podObservers({ sets, otherPods: pods.others, expectations, claimedArrivals, departures });
 
   manager
     .controller(CONTROLLER_NAME)
@@ -131,8 +96,8 @@ export function registerBasicReplicaSetController(manager: Manager): void {
         done: (status) => status.replicas !== undefined && status.availableReplicas === status.replicas,
       },
     })
-    .observe(pods.managed, observeManagedPods)
-    .observe(pods.others, { onAdd: (pod) => departures.arrived(pod.metadata?.uid ?? '') })
+    .observe(pods.managed, observers.managed)
+    .observe(pods.others, observers.others)
     .owns(pods.managed)
     .watches(pods.managed, orphanOwners)
     // Pods without the marker: orphans to adopt, and pods of a set that lost the marker.

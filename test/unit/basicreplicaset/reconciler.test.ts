@@ -12,9 +12,10 @@ import {
 } from '../../../src/controllers/basicreplicaset/index.ts';
 import { ClaimedArrivals } from '../../../src/controllers/basicreplicaset/logic/claimed-arrivals.ts';
 import { Departures } from '../../../src/controllers/basicreplicaset/logic/departures.ts';
+import { podObservers } from '../../../src/controllers/basicreplicaset/pod-observers.ts';
 import { BasicReplicaSetReconciler } from '../../../src/controllers/basicreplicaset/reconciler.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
-import { controllerRefOf, type KubeObject } from '../../../src/runtime/client/object.ts';
+import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import { ControllerExpectations } from '../../../src/runtime/expectations.ts';
@@ -70,31 +71,34 @@ async function setup(rs: BasicReplicaSet, ...pods: V1Pod[]) {
   cluster.seed(BASIC_REPLICA_SET, rs);
   cluster.seed(CoreTypes.Pod, ...pods);
   const expectations = new ControllerExpectations();
+  const claimedArrivals = new ClaimedArrivals();
+  const departures = new Departures();
+  const sets = await cluster.informer(BASIC_REPLICA_SET);
   const managed = await cluster.informer(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR });
+  const others = await cluster.informer<KubeObject>(CoreTypes.Pod, {
+    labelSelector: OTHER_PODS_SELECTOR,
+    metadataOnly: true,
+  });
   const h = await harness<BasicReplicaSet>(
     cluster,
     async (c, events) =>
       new BasicReplicaSetReconciler({
         client: c.kubeClient,
-        sets: await c.informer(BASIC_REPLICA_SET),
+        sets,
         pods: managed,
-        otherPods: await c.informer<KubeObject>(CoreTypes.Pod, {
-          labelSelector: OTHER_PODS_SELECTOR,
-          metadataOnly: true,
-        }),
+        otherPods: others,
         expectations,
-        claimedArrivals: new ClaimedArrivals(),
-        departures: new Departures(),
+        claimedArrivals,
+        departures,
         events: eventsFor(events, CONTROLLER_NAME, BASIC_REPLICA_SET),
       }),
   );
-  /** What the controller's observe() hook does with a pod of this set that arrives in the cache. */
-  const observeArrivals = () =>
-    managed.addHandler({
-      onAdd: (p) => {
-        if (controllerRefOf(p)?.uid === rs.metadata.uid) expectations.creationObserved(KEY);
-      },
-    });
+  /** From now on the caches tell the controller's bookkeeping what they see, as its observe() hooks do. */
+  const observeArrivals = () => {
+    const observers = podObservers({ sets, otherPods: others, expectations, claimedArrivals, departures });
+    managed.addHandler(observers.managed);
+    others.addHandler(observers.others);
+  };
   return { ...h, expectations, observeArrivals };
 }
 

@@ -173,7 +173,8 @@ export class FakeApiServer {
     });
   }
 
-  create<T extends KubeObject>(type: ResourceType<T>, obj: T): T {
+  /** `dryRun`: answered as a create would be (admission included), and nothing stored. */
+  create<T extends KubeObject>(type: ResourceType<T>, obj: T, options: { dryRun?: boolean } = {}): T {
     const copy = stored(obj);
     const metadata = copy.metadata;
     if (!metadata.name && metadata.generateName) metadata.name = metadata.generateName + this.#suffix();
@@ -184,6 +185,7 @@ export class FakeApiServer {
     metadata.generation = 1;
     delete metadata.deletionTimestamp;
     delete copy.status;
+    if (options.dryRun) return wire({ apiVersion: apiVersionOf(type), kind: type.kind, ...copy });
     return this.#put(type, copy);
   }
 

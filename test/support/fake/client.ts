@@ -21,7 +21,7 @@ export interface Action {
   verb: Verb;
   kind: string;
   namespace: string;
-  /** For a create with generateName: the name the server gave (the generateName if it refused). */
+  /** For a create with generateName: the name the server gave (the generateName if it refused, or on a dry run). */
   name: string;
   /** What was sent: the object, the patch, or the delete options. */
   body?: unknown;
@@ -29,6 +29,8 @@ export interface Action {
   subresource?: string;
   /** The lane of the client's rate limit a patch asked for, when it asked for one. */
   priority?: RequestPriority;
+  /** A create with dryRun: admission answered, nothing stored. */
+  dryRun?: true;
   /** The error the call ended with. */
   error?: ApiError;
 }
@@ -84,9 +86,9 @@ export class FakeClient
     return this.actions.filter((a) => !READS.has(a.verb) && matches(match, a));
   }
 
-  /** `verb kind name` of each write, the usual thing to assert on. */
+  /** `verb kind name` of each write (a dry run says so), the usual thing to assert on. */
   writeSummary(match: CallMatch = {}): string[] {
-    return this.writes(match).map((a) => `${a.verb} ${a.kind} ${a.name}`);
+    return this.writes(match).map((a) => `${a.verb} ${a.kind} ${a.name}${a.dryRun ? ' (dry run)' : ''}`);
   }
 
   /** Forgets the calls so far (between the steps of a test). */
@@ -133,11 +135,13 @@ export class FakeClient
     }));
   }
 
-  async create<T extends KubeObject>(type: ResourceType<T>, obj: T, _options?: WriteOptions): Promise<T> {
+  async create<T extends KubeObject>(type: ResourceType<T>, obj: T, options?: WriteOptions): Promise<T> {
     const action = this.#action('create', type, obj, structuredClone(obj));
     action.name ||= obj.metadata?.generateName ?? '';
-    const created = await this.#call(type, action, 'POST', () => this.#server.create(type, obj));
-    action.name = created.metadata?.name ?? action.name;
+    const dryRun = options?.dryRun === true;
+    if (dryRun) action.dryRun = true;
+    const created = await this.#call(type, action, 'POST', () => this.#server.create(type, obj, { dryRun }));
+    if (!dryRun) action.name = created.metadata?.name ?? action.name;
     return created;
   }
 

@@ -15,7 +15,7 @@ import { Departures } from '../../../src/controllers/basicreplicaset/logic/depar
 import { podObservers } from '../../../src/controllers/basicreplicaset/pod-observers.ts';
 import { BasicReplicaSetReconciler } from '../../../src/controllers/basicreplicaset/reconciler.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
-import type { KubeObject } from '../../../src/runtime/client/object.ts';
+import { controllerRefOf, type KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import { ControllerExpectations } from '../../../src/runtime/expectations.ts';
@@ -300,6 +300,36 @@ describe('BasicReplicaSetReconciler', () => {
       assert.deepEqual(adopted.metadata?.ownerReferences, [controllerReference(set(1), BASIC_REPLICA_SET)]);
       assert.equal(h.expectations.get(KEY)?.adds, 1, 'its arrival in the managed pod cache is awaited');
       assert.equal(h.status.last('web')?.replicas, 1);
+    });
+
+    it('adopts a pod that two reconciles see as an orphan once, and deletes the surplus as soon as it arrives', async () => {
+      const running = { node: 'n1', readySince: NOW - HOUR };
+      const h = await setup(
+        set(3),
+        ownedPod('a', running),
+        ownedPod('b', running),
+        ownedPod('c', running),
+        orphan('extra', { app: 'web' }, running),
+      );
+      h.observeArrivals();
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary(), ['patch Pod extra']);
+      // A second reconcile before either pod cache has seen the adoption: the metadata cache still
+      // shows the pod as an orphan, the managed cache does not have it yet (the double sighting).
+      h.client.clearActions();
+      await h.reconcile('web');
+      const adopted = h.cluster.server.get(CoreTypes.Pod, 'ns', 'extra');
+      assert.equal(controllerRefOf(adopted)?.uid, set(3).metadata.uid, 'the pod stays adopted');
+      assert.deepEqual(h.client.writes({ verb: 'delete' }), [], 'no deletion before the adopted pod arrives');
+
+      await h.cluster.sync(); // the pod arrives in the managed cache, once
+      h.client.clearActions();
+      await h.reconcile('web');
+      assert.deepEqual(
+        h.client.writes().map((w) => w.verb),
+        ['delete'],
+        `the surplus goes once the pod arrived, not after a timeout (expectations: ${JSON.stringify(h.expectations.get(KEY))})`,
+      );
     });
 
     it('does not adopt for a set the live read shows deleted', async () => {

@@ -292,6 +292,57 @@ describe('BasicDeployment controller', () => {
     assert.ok(!(await sets('claim')).some((s) => s.metadata.uid === own!.metadata.uid));
   });
 
+  it('adopts a hand-made pod of its current set right after a heal and deletes the surplus, every time (10 rounds)', async () => {
+    // kube-controller-manager adopts such a pod into the ReplicaSet and deletes the surplus at once.
+    // Right after a heal the set is reconciled often (its new pod's updates), so a second reconcile
+    // can see the hand-made pod as an orphan in the metadata cache after the first adopted it.
+    await client.create(BASIC_DEPLOYMENT, deployment(ns, 'handmade'));
+    await ready('handmade', 3);
+    const [set] = await sets('handmade');
+    const hash = set!.metadata.labels?.[POD_TEMPLATE_HASH_LABEL];
+    assert.ok(hash, 'the set has a pod-template-hash label');
+    const controlledBySet = (pod: V1Pod) =>
+      pod.metadata?.ownerReferences?.some((r) => r.controller && r.uid === set!.metadata.uid) === true;
+    for (let round = 1; round <= 10; round++) {
+      const before = await livePods('handmade');
+      const victim = before[0]!;
+      await client.delete(CoreTypes.Pod, ns, victim.metadata!.name!);
+      const healed = await waitFor(`round ${round}: the deleted pod replaced`, async () => {
+        const live = await livePods('handmade');
+        return live.length === 3 && !live.some((p) => p.metadata?.uid === victim.metadata?.uid)
+          ? live
+          : undefined;
+      });
+      const name = `handmade-by-hand-${round}`;
+      await client.create<V1Pod>(CoreTypes.Pod, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name, namespace: ns, labels: { app: 'handmade', [POD_TEMPLATE_HASH_LABEL]: hash } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+      });
+      const known = new Set([...healed.map((p) => p.metadata?.uid), name]);
+      // The set stalls for 5 minutes (its expectations' timeout) when it loses count; 30 s is plenty
+      // for an adoption and a deletion.
+      const settled = await waitFor(
+        `round ${round}: the hand-made pod adopted (or deleted as the surplus) and 3 pods left`,
+        async () => {
+          const live = await livePods('handmade');
+          const byHand = live.find((p) => p.metadata?.name === name);
+          return live.length === 3 && (byHand === undefined || controlledBySet(byHand)) ? live : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
+      for (const pod of settled) {
+        assert.ok(controlledBySet(pod), `round ${round}: ${pod.metadata?.name} belongs to the set`);
+        assert.ok(
+          known.has(pod.metadata?.uid) || known.has(pod.metadata?.name),
+          `round ${round}: ${pod.metadata?.name} was created after the hand-made pod: the set lost count`,
+        );
+      }
+      await ready('handmade', 3);
+    }
+  });
+
   it('a paused deployment past its progress deadline does not reconcile in a loop', async (t) => {
     await client.create(
       BASIC_DEPLOYMENT,

@@ -126,6 +126,14 @@ describe('install manifests against the API server', () => {
       out,
       /clusterrole\.rbac\.authorization\.k8s\.io\/basic-operator-manager created \(server dry run\)/,
     );
+    for (const policy of ['machine-backups', 'backup-claims']) {
+      for (const kind of ['validatingadmissionpolicy', 'validatingadmissionpolicybinding']) {
+        assert.match(
+          out,
+          new RegExp(`${kind}\\.admissionregistration\\.k8s\\.io/basic-operator-${policy} created`),
+        );
+      }
+    }
   });
 
   it('config/default installs into basic-operator-system', async () => {

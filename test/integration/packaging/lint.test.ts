@@ -8,7 +8,12 @@ const VALUE_SETS: ReadonlyArray<readonly string[]> = [
   [],
   ['watchNamespaces={team-a,team-b}', 'concurrency.machine=2'],
   ['serviceMonitor.enabled=true', 'podDisruptionBudget.enabled=true', 'prometheusRule.enabled=true'],
-  ['replicaCount=1', 'leaderElection.enabled=false', 'rbac.aggregateToDefaultRoles=false'],
+  [
+    'replicaCount=1',
+    'leaderElection.enabled=false',
+    'rbac.aggregateToDefaultRoles=false',
+    'admissionPolicy.enabled=false',
+  ],
 ];
 
 describe('helm lint', () => {

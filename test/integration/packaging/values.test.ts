@@ -37,6 +37,10 @@ const BAD_VALUES: ReadonlyArray<{ set: string[]; message: RegExp }> = [
   },
   { set: ['image.digest=latest'], message: /at '\/image\/digest': 'latest' does not match pattern/ },
   { set: ['imagee.tag=v1'], message: /additional properties 'imagee' not allowed/ },
+  {
+    set: ['admissionPolicy.enabled=yes'],
+    message: /at '\/admissionPolicy\/enabled': got string, want boolean/,
+  },
   { set: ['backup.jobImage='], message: /at '\/backup\/jobImage'/ },
   {
     set: ['resources.request.cpu=1'],

@@ -50,9 +50,13 @@ export function adoptPodPatch(pod: KubeObject, rs: BasicReplicaSet): JsonPatch {
   return [...uidGuard(pod), ...resourceVersionGuard(pod), ...ownerOps, ...addMarker(pod)];
 }
 
-/** Adds the marker label to a pod `rs` already controls. */
+/**
+ * Adds the marker label to a pod `rs` already controls. Guarded by resourceVersion too, so a mark
+ * that is written is one that moved the pod into the controller's pod cache (a copy that is stale
+ * because another sync marked the pod meanwhile is decided again, and needs no write).
+ */
 export function markPodPatch(pod: KubeObject): JsonPatch {
-  return [...uidGuard(pod), ...addMarker(pod)];
+  return [...uidGuard(pod), ...resourceVersionGuard(pod), ...addMarker(pod)];
 }
 
 /** Removes `rs`'s reference from `pod` and our marker label; undefined when there is no reference. */
@@ -63,19 +67,31 @@ export function releasePodPatch(pod: KubeObject, rs: BasicReplicaSet): JsonPatch
   return [...ops, { op: 'remove', path: MARKER_PATH }];
 }
 
+/** A pod `rs` controls and that carries our marker after a claim. */
+export interface Claimed {
+  pod: V1Pod;
+  /**
+   * Whether this claim's own patch took the pod from unmarked to marked (so it will arrive in the
+   * controller's pod cache); false when a fresh copy showed it claimed already (by an earlier sync
+   * that decided on the same stale copy), and nothing was written.
+   */
+  written: boolean;
+}
+
 /**
  * Adopts the orphan `pod` for `rs`. The decision was made on a cached copy: when a guard fails (the
  * pod changed since, often only its status), it is made again on a fresh copy, so a pod that still
  * has no controller and still matches is adopted; one that got a controller, stopped matching or is
- * being deleted is left alone. Returns the adopted pod, or undefined when it was not adopted (or is
- * gone). A pod that keeps changing faster than the retries throws, and the set retries with backoff.
+ * being deleted is left alone. Returns the pod when `rs` controls it and it is marked (adopted now,
+ * or already), or undefined when it was not adopted (or is gone). A pod that keeps changing faster
+ * than the retries throws, and the set retries with backoff.
  */
 export function adoptPod(
   client: KubeClient,
   pod: KubeObject,
   rs: BasicReplicaSet,
   signal?: AbortSignal,
-): Promise<V1Pod | undefined> {
+): Promise<Claimed | undefined> {
   const adoptable = (current: KubeObject) =>
     !controllerRefOf(current) &&
     current.metadata?.deletionTimestamp == null &&
@@ -95,7 +111,7 @@ export function markPod(
   pod: KubeObject,
   rs: BasicReplicaSet,
   signal?: AbortSignal,
-): Promise<V1Pod | undefined> {
+): Promise<Claimed | undefined> {
   const needsMark = (current: KubeObject) =>
     controllerRefOf(current)?.uid === rs.metadata.uid &&
     current.metadata?.labels?.[REPLICA_SET_POD_LABEL] === undefined;
@@ -114,13 +130,20 @@ async function claim(
   rs: BasicReplicaSet,
   build: (current: KubeObject) => JsonPatch | undefined,
   signal?: AbortSignal,
-): Promise<V1Pod | undefined> {
+): Promise<Claimed | undefined> {
+  // patchWithGuards returns after the patch of the last decision succeeded, or without a write when
+  // the last decision was that none is needed.
+  let lastDecision: JsonPatch | undefined;
+  const decide = (current: KubeObject) => {
+    lastDecision = build(current);
+    return lastDecision;
+  };
   try {
-    const result = await patchWithGuards<KubeObject>(client, CoreTypes.Pod, pod, build, { signal });
+    const result = await patchWithGuards<KubeObject>(client, CoreTypes.Pod, pod, decide, { signal });
     const claimed =
       controllerRefOf(result)?.uid === rs.metadata.uid &&
       result.metadata?.labels?.[REPLICA_SET_POD_LABEL] === REPLICA_SET_POD_VALUE;
-    return claimed ? (result as V1Pod) : undefined;
+    return claimed ? { pod: result as V1Pod, written: lastDecision !== undefined } : undefined;
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;

@@ -38,16 +38,15 @@ export function podObservers(deps: PodObserverDeps): PodObservers {
   const managed: EventHandler<V1Pod> = {
     onAdd: (pod) => {
       const key = ownerKey(pod);
-      // A pod it adopted or marked arrives here too; the claim expected that arrival.
+      // A pod it adopted or marked arrives here too: the end of that claim's wait, not a creation.
       const claimed = claimedArrivals.take(pod.metadata?.uid ?? '');
       departures.arrived(pod.metadata?.uid ?? '');
       if (!key) return;
       if (pod.metadata?.deletionTimestamp) {
         // Already being deleted (seen first after a relist, or deleted right after adoption): upstream
-        // addPod counts a deletion, not a creation; but a claimed pod did arrive.
+        // addPod counts a deletion, not a creation.
         expectations.deletionObserved(key, pod.metadata.uid ?? '');
-        if (claimed) expectations.creationObserved(key);
-      } else {
+      } else if (!claimed) {
         expectations.creationObserved(key);
       }
     },

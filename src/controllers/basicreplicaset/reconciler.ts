@@ -73,6 +73,7 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
     if (!rs) {
       expectations.deleteExpectations(key);
       this.deps.departures.forget(key);
+      this.deps.claimedArrivals.forgetSet(key);
       return undefined;
     }
     const problems = [...selectorProblems(rs.spec.selector), ...basicReplicaSetRuleViolations(rs)];
@@ -90,7 +91,10 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
     // (its arrival reconciles the set again) rather than act on, or report, one pod too few.
     const departureWait = this.deps.departures.waitFor(key);
     if (departureWait > 0) return { requeueAfterMs: departureWait };
-    if (expectations.satisfied(key) && !isBeingDeleted(rs)) {
+    // Pods it claimed are on their way into the pod cache: act once they are there (their arrival
+    // reconciles the set again), as once the pods it created are.
+    const arriving = this.deps.claimedArrivals.waitFor(key) > 0;
+    if (expectations.satisfied(key) && !arriving && !isBeingDeleted(rs)) {
       outcome = await this.manageReplicas(rs, key, active, ctx);
     }
     const failure = outcome.failure;
@@ -112,7 +116,7 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
    * matching (upstream claimPods): its active pods, and its terminating ones for status.
    */
   private async claimPods(rs: BasicReplicaSet, ctx: ReconcileContext<BasicReplicaSet>): Promise<ClaimedPods> {
-    const { pods, otherPods, client, claimedArrivals, expectations } = this.deps;
+    const { pods, otherPods, client, claimedArrivals } = this.deps;
     const uid = rs.metadata.uid ?? '';
     const namespace = rs.metadata.namespace ?? '';
     const selector = rs.spec.selector;
@@ -130,42 +134,27 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
     const claims = [
       ...plan.adopt.map((pod) => ({ pod, write: adoptPod, what: 'adopted orphan pod' })),
       ...plan.mark.map((pod) => ({ pod, write: markPod, what: 'marked pod' })),
-    ].map((c) => ({ ...c, arrives: c.pod.metadata?.labels?.[REPLICA_SET_POD_LABEL] === undefined }));
-    if (claims.length === 0) return claimed;
-    // A claimed pod without our marker enters the pod cache like a created one: wait for it the same
-    // way, so no sync acts on a cache that does not show it yet (and counts one pod too few). A pod
-    // that has the marker already (orphaned with it) is in that cache: its claim is no arrival.
+    ];
     const key = `${namespace}/${rs.metadata.name}`;
-    const arriving = claims.filter((c) => c.arrives).length;
-    if (arriving > 0) {
-      if (expectations.satisfied(key)) expectations.expectCreations(key, arriving);
-      else expectations.raiseExpectations(key, arriving);
-    }
-    let unsettled = arriving;
-    try {
-      for (const { pod, write, what, arrives } of claims) {
-        const podUid = pod.metadata?.uid ?? '';
-        if (arrives) claimedArrivals.expect(podUid);
-        const updated = await write(client, pod, rs, ctx.signal).catch((err: unknown) => {
-          claimedArrivals.forget(podUid);
-          throw err;
-        });
-        if (arrives) unsettled--;
-        if (!updated) {
-          // Not claimed (a fresh copy shows another controller, no match, or the pod is gone): no arrival to wait for.
-          if (arrives) {
-            claimedArrivals.forget(podUid);
-            expectations.lowerExpectations(key, 1);
-          }
-          continue;
-        }
-        ctx.log.info(what, { pod: pod.metadata?.name });
-        const counted = countsAs(updated);
-        if (counted) claimed[counted].push(updated);
-      }
-    } finally {
-      // Claims a failure cut short will not arrive either.
-      if (unsettled > 0) expectations.lowerExpectations(key, unsettled);
+    for (const { pod, write, what } of claims) {
+      const podUid = pod.metadata?.uid ?? '';
+      // A claimed pod without our marker enters the pod cache like a created one: the set waits for
+      // it (by uid), so no sync acts on a cache that does not show it yet. A pod that has the marker
+      // already (orphaned with it) is in that cache: its claim is no arrival.
+      const arrives = pod.metadata?.labels?.[REPLICA_SET_POD_LABEL] === undefined;
+      const newlyAwaited = arrives && claimedArrivals.expect(key, podUid);
+      const result = await write(client, pod, rs, ctx.signal).catch((err: unknown) => {
+        if (newlyAwaited) claimedArrivals.forget(podUid);
+        throw err;
+      });
+      // Not written: not claimed (a fresh copy shows another controller, no match, or the pod is
+      // gone), or claimed already by an earlier sync whose arrival is awaited (or came) on its own.
+      if (newlyAwaited && !result?.written) claimedArrivals.forget(podUid);
+      if (!result) continue;
+      if (result.written) ctx.log.info(what, { pod: pod.metadata?.name });
+      else ctx.log.debug('pod claimed already', { pod: pod.metadata?.name });
+      const counted = countsAs(result.pod);
+      if (counted) claimed[counted].push(result.pod);
     }
     return claimed;
   }

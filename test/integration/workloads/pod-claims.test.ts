@@ -58,9 +58,21 @@ describe('claiming pods for a BasicReplicaSet', () => {
     const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('changed', { app: 'web' }));
     await touch('changed');
     const adopted = await adoptPod(client, stale, rs);
-    assert.equal(adopted?.metadata?.ownerReferences?.[0]?.uid, rs.metadata.uid);
-    assert.equal(adopted?.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
-    assert.equal(adopted?.metadata?.annotations?.touched, 'yes', 'the other change is kept');
+    assert.equal(adopted?.written, true);
+    assert.equal(adopted?.pod.metadata?.ownerReferences?.[0]?.uid, rs.metadata.uid);
+    assert.equal(adopted?.pod.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
+    assert.equal(adopted?.pod.metadata?.annotations?.touched, 'yes', 'the other change is kept');
+  });
+
+  it('adopting again from the stale orphan copy writes nothing and finds the pod claimed (a double sighting)', async () => {
+    const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('twice', { app: 'web' }));
+    const first = await adoptPod(client, stale, rs);
+    assert.equal(first?.written, true);
+    const second = await adoptPod(client, stale, rs);
+    assert.equal(second?.written, false, 'the second sighting wrote nothing');
+    assert.equal(second?.pod.metadata?.resourceVersion, first?.pod.metadata?.resourceVersion);
+    assert.equal(second?.pod.metadata?.ownerReferences?.length, 1);
+    assert.equal(second?.pod.metadata?.ownerReferences?.[0]?.uid, rs.metadata.uid);
   });
 
   it('does not adopt a pod that got another controller meanwhile', async () => {
@@ -121,6 +133,10 @@ describe('claiming pods for a BasicReplicaSet', () => {
     const stale = await client.get<V1Pod>(CoreTypes.Pod, ns, 'unmarked');
     await touch('unmarked');
     const marked = await markPod(client, stale, rs);
-    assert.equal(marked?.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
+    assert.equal(marked?.written, true);
+    assert.equal(marked?.pod.metadata?.labels?.[REPLICA_SET_POD_LABEL], 'true');
+    const again = await markPod(client, stale, rs);
+    assert.equal(again?.written, false, 'marking again from the stale copy writes nothing');
+    assert.equal(again?.pod.metadata?.resourceVersion, marked?.pod.metadata?.resourceVersion);
   });
 });

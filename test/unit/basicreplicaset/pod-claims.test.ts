@@ -66,6 +66,13 @@ describe('claim patches', () => {
     assert.deepEqual(marked.metadata?.labels, { app: 'web', [REPLICA_SET_POD_LABEL]: 'true' });
   });
 
+  it('marking is refused if the pod changed since it was read (another sync may have marked it)', () => {
+    const patch = markPodPatch(orphan({ app: 'web' }));
+    const changed = orphan({ app: 'web', [REPLICA_SET_POD_LABEL]: 'true' });
+    changed.metadata!.resourceVersion = '8';
+    assert.throws(() => apply(changed, patch));
+  });
+
   it('release removes the reference and the marker, nothing else', () => {
     const adopted = apply(orphan(), adoptPodPatch(orphan(), rs));
     adopted.metadata!.labels!.app = 'other';

@@ -20,7 +20,11 @@ import type {
 } from '@kubernetes/client-node';
 import { keepFields, type Shape, type StringPool } from '../runtime/cache/keep-fields.ts';
 import { POD_DELETION_COST_ANNOTATION } from './basicreplicaset/logic/pod-state.ts';
-import { POD_MACHINE_LABEL, RESTORED_FROM_ANNOTATION } from './podmachine/names.ts';
+import {
+  POD_MACHINE_LABEL,
+  RESTORE_FAILURE_ANNOTATION,
+  RESTORED_FROM_ANNOTATION,
+} from './podmachine/names.ts';
 
 /**
  * What the runtime's metadata-only caches keep too (slimMetadata): identity (keys, uid
@@ -117,8 +121,11 @@ export const JOB_FIELDS: Shape<V1Job> = {
 
 export const CLAIM_FIELDS: Shape<V1PersistentVolumeClaim> = {
   ...TYPE,
-  // A restored claim is marked (podmachine/restore.ts).
-  metadata: { ...METADATA, annotations: { [RESTORED_FROM_ANNOTATION]: true } },
+  // A restored claim is marked, a failed restore recorded (podmachine/restore.ts).
+  metadata: {
+    ...METADATA,
+    annotations: { [RESTORED_FROM_ANNOTATION]: true, [RESTORE_FAILURE_ANNOTATION]: true },
+  },
   // A backup claim is as big as its source, of the same class (volumebackup/children.ts).
   spec: { resources: { requests: true }, storageClassName: 'shared' },
   // Bound or not (podmachine/reconciler.ts); the source's capacity (volumebackup/children.ts).

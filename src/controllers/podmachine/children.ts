@@ -1,6 +1,14 @@
 // The objects a PodMachine is realized as, built from its spec alone (pure, so they can be tested).
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { type MachineVolume, POD_MACHINE, type PodMachine, volumeCopyPodTemplate } from '../../apis/index.ts';
+import {
+  type CopyPrivilege,
+  copyPodProbe,
+  type MachineVolume,
+  POD_MACHINE,
+  type PodMachine,
+  type VolumeManifest,
+  volumeCopyPodTemplate,
+} from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { claimName, podMachineLabels, podName, ROLE_LABEL, restoreJobName, volumeLabels } from './names.ts';
 
@@ -66,32 +74,69 @@ export function desiredPod(podMachine: PodMachine): V1Pod {
   };
 }
 
+/** How a restore copies: from which backup claim, with what, as whom, checked against what. */
+export interface RestoreCopy {
+  backupClaimName: string;
+  /** The operator's image, which holds the mover (--backup-job-image). */
+  image: string;
+  activeDeadlineSeconds: number;
+  privilege: CopyPrivilege;
+  /** The backup's verified manifest of the volume: the restored tree must equal it. */
+  expect?: VolumeManifest;
+}
+
+function restorePodTemplate(podMachine: PodMachine, volume: MachineVolume, copy: RestoreCopy) {
+  return volumeCopyPodTemplate({
+    image: copy.image,
+    sourceClaim: copy.backupClaimName,
+    targetClaim: claimName(podMachine, volume),
+    labels: restoreLabels(podMachine, volume),
+    privilege: copy.privilege,
+    ...(copy.expect ? { expect: copy.expect } : {}),
+  });
+}
+
+function restoreLabels(podMachine: PodMachine, volume: MachineVolume): Record<string, string> {
+  return { ...volumeLabels(podMachine, volume), [ROLE_LABEL]: 'restore' };
+}
+
 /**
- * A Job that copies a backup claim into the volume's (new, empty) claim. activeDeadlineSeconds ends
- * a restore that cannot run (e.g. its pods are refused) or hangs: the Job fails with
- * DeadlineExceeded and the PodMachine reports RestoreFailed instead of waiting forever.
+ * A Job that copies a backup claim into the volume's (new, empty) claim with the mover, which checks
+ * the restored tree against `expect`. activeDeadlineSeconds ends a restore that cannot run (e.g. its
+ * pods are refused) or hangs: the Job fails with DeadlineExceeded and the PodMachine reports
+ * RestoreFailed instead of waiting forever.
  */
-export function desiredRestoreJob(
-  podMachine: PodMachine,
-  volume: MachineVolume,
-  backupClaimName: string,
-  image: string,
-  activeDeadlineSeconds: number,
-): V1Job {
-  const labels = { ...volumeLabels(podMachine, volume), [ROLE_LABEL]: 'restore' };
+export function desiredRestoreJob(podMachine: PodMachine, volume: MachineVolume, copy: RestoreCopy): V1Job {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
       name: restoreJobName(podMachine, volume),
       namespace: podMachine.metadata.namespace,
-      labels,
+      labels: restoreLabels(podMachine, volume),
       ownerReferences: [controllerReference(podMachine, POD_MACHINE)],
     },
     spec: {
       backoffLimit: RESTORE_BACKOFF_LIMIT,
-      activeDeadlineSeconds,
-      template: volumeCopyPodTemplate(image, backupClaimName, claimName(podMachine, volume), labels),
+      activeDeadlineSeconds: copy.activeDeadlineSeconds,
+      template: restorePodTemplate(podMachine, volume, copy),
     },
   };
+}
+
+/**
+ * The restore's copy pod as root, for admission to judge with a dry run before the Job is made
+ * (copyPrivilege reads its answer): a namespace whose Pod Security level refuses it gets a non-root
+ * copy instead.
+ */
+export function restoreProbePod(
+  podMachine: PodMachine,
+  volume: MachineVolume,
+  copy: Omit<RestoreCopy, 'privilege'>,
+): V1Pod {
+  return copyPodProbe(
+    restorePodTemplate(podMachine, volume, { ...copy, privilege: { mode: 'root' } }),
+    podMachine.metadata.namespace,
+    `${restoreJobName(podMachine, volume)}-`,
+  );
 }

@@ -3,7 +3,13 @@
 // AlreadyExists instead of a duplicate. An inline Machine's PodMachine has the Machine's name, so
 // its claims and pod have the names the Machine controller gave them before PodMachines existed.
 import { createHash } from 'node:crypto';
-import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type MachineVolume, type PodMachine } from '../../apis/index.ts';
+import {
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  type MachineVolume,
+  type PodMachine,
+  type VolumeManifest,
+} from '../../apis/index.ts';
 
 /** On every object the controller creates: the PodMachine it belongs to (bounded to a label value). */
 export const POD_MACHINE_LABEL = 'infra.basicoperator.dev/podmachine';
@@ -16,6 +22,17 @@ export const ROLE_LABEL = 'infra.basicoperator.dev/role';
  * the claim holds restored data, so a deleted restore Job is never re-run over data the pod wrote.
  */
 export const RESTORED_FROM_ANNOTATION = 'infra.basicoperator.dev/restored-from';
+/**
+ * Set with RESTORED_FROM_ANNOTATION, as `<files>:<bytes>:<digest>`: the restored tree as the copy pod
+ * measured it, equal to the backup's recorded manifest (a record for people; nothing reads it).
+ */
+export const RESTORED_MANIFEST_ANNOTATION = 'infra.basicoperator.dev/restored-manifest';
+/**
+ * Set on a claim when its restore Job ended without a proven copy, before the Job's pods are deleted:
+ * JSON `{job, reason, message}` (the Job's uid), so the reason and the copy pod's last words outlive
+ * the pod. Only the Job of that uid is judged by it: a new Job (the old one deleted) starts afresh.
+ */
+export const RESTORE_FAILURE_ANNOTATION = 'infra.basicoperator.dev/restore-failure';
 
 /** DNS subdomain names (pods, claims) may be 253 characters; label values and Job names 63. */
 const MAX_OBJECT_NAME = 253;
@@ -65,4 +82,9 @@ export function volumeLabels(
 /** The value of RESTORED_FROM_ANNOTATION for a restore source. */
 export function restoredFromValue(source: { volumeBackup: string; volume: string }): string {
   return `${source.volumeBackup}/${source.volume}`;
+}
+
+/** A manifest as an annotation value (and as the mover's --expect): `<files>:<bytes>:<digest>`. */
+export function manifestValue(manifest: VolumeManifest): string {
+  return `${manifest.files}:${manifest.bytes}:${manifest.digest}`;
 }

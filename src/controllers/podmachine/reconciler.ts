@@ -1,5 +1,7 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+  copyPrivilege,
+  describeManifest,
   jobOutcome,
   type MachineVolume,
   type PodMachine,
@@ -14,20 +16,34 @@ import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
+import { podRefusal } from '../../runtime/write/admission.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { desiredClaim, desiredPod, desiredRestoreJob, volumes } from './children.ts';
+import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './children.ts';
 import {
   claimName,
+  manifestValue,
+  POD_MACHINE_LABEL,
+  podMachineLabelValue,
   podName,
+  RESTORE_FAILURE_ANNOTATION,
   RESTORED_FROM_ANNOTATION,
+  RESTORED_MANIFEST_ANNOTATION,
   ROLE_LABEL,
   restoredFromValue,
   restoreJobName,
 } from './names.ts';
 import { observePod } from './observe.ts';
 import { isInherited, reparent } from './reparent.ts';
-import { type RestoreState, restoreState } from './restore.ts';
+import {
+  failureRecord,
+  isRestored,
+  needsLiveRead,
+  outcomeRecorded,
+  type RestoreObservation,
+  type RestoreState,
+  restoreState,
+} from './restore.ts';
 import {
   computePodMachineStatus,
   type PodMachineObservations,
@@ -59,6 +75,19 @@ export interface PodMachineDeps {
  */
 export const FOREIGN_OBJECT_RECHECK_MS = 60_000;
 
+/** How much of a failed copy's last words a RestoreCopyFailed Event carries (a note holds 1 KB). */
+const EVENT_OUTPUT_MAX_CHARS = 800;
+
+/** An object of someone else holds the restore Job's name. */
+function foreignJob(jobName: string): RestoreState {
+  return {
+    kind: 'failed',
+    reason: 'RestoreFailed',
+    message: `Job ${jobName} exists and is not controlled by this PodMachine; delete or rename it`,
+    foreign: true,
+  };
+}
+
 /** A child of the PodMachine's name, as the reconcile found it. */
 type Found<T> = { kind: 'ours'; obj: T } | { kind: 'foreign' } | { kind: 'absent' };
 
@@ -80,7 +109,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   async reconcile(request: Request, ctx: ReconcileContext<PodMachine>): Promise<Result | undefined> {
     const podMachine = this.deps.podMachines.get(request.namespace, request.name);
     if (!podMachine) return undefined;
-    await this.releaseFinishedRestorePods(podMachine, ctx);
+    await this.releaseFinishedRestorePods(podMachine, stopRequested(podMachine), ctx);
     if (stopRequested(podMachine)) return this.stop(podMachine, ctx);
     // Deleted without a stop request: the garbage collector takes the children; create nothing.
     if (isBeingDeleted(podMachine)) return undefined;
@@ -171,7 +200,10 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     };
   }
 
-  /** Moves a restore along: start the Job, then mark the claim restored once it succeeded. */
+  /**
+   * Moves a restore along: start the Job, then, once it ended, record on the claim what its copy pod
+   * reported (restored and verified, or why not) before the pod goes.
+   */
   private async reconcileRestore(
     podMachine: PodMachine,
     volume: MachineVolume,
@@ -182,56 +214,71 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     if (!source) return { kind: 'none' };
     const ns = podMachine.metadata.namespace ?? '';
     const jobName = restoreJobName(podMachine, volume);
-    const foreignJob: RestoreState = {
-      kind: 'failed',
-      reason: 'RestoreFailed',
-      message: `Job ${jobName} exists and is not controlled by this PodMachine; delete or rename it`,
-      foreign: true,
-    };
     const found = await this.own(CoreTypes.Job, this.deps.jobs.get(ns, jobName), podMachine, ctx);
-    if (found.kind === 'foreign') return foreignJob;
+    if (found.kind === 'foreign') return foreignJob(jobName);
     const job = found.kind === 'ours' ? found.obj : undefined;
-    const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
+    const backup = this.deps.backups.get(ns, source.volumeBackup);
+    let observed: RestoreObservation = {
+      claim,
+      backup,
+      job,
+      jobPods: job ? this.deps.pods.byOwner(job.metadata?.uid ?? '') : [],
+      backupClaim: () => undefined,
+    };
+    if (!job && !isRestored(volume, claim)) {
+      observed.backupClaim = await this.backupClaims(podMachine, volume, backup, ctx);
+    } else if (needsLiveRead(volume, claim, job, observed.jobPods)) {
+      // Judged on live reads: a copy pod's end the pods' watch has not brought yet, or a verdict
+      // recorded on the claim by a reconcile whose write the claims' watch has not brought yet.
+      observed = {
+        ...observed,
+        claim:
+          (await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, claim.metadata?.name ?? '', ctx)) ?? claim,
+        jobPods: await this.liveJobPods(podMachine, job, ctx),
+      };
+    }
+    const state = restoreState(volume, observed);
     switch (state.kind) {
-      case 'start-job': {
-        const created = await this.create(
-          CoreTypes.Job,
-          desiredRestoreJob(
-            podMachine,
-            volume,
-            state.backupClaimName,
-            this.deps.copyImage,
-            this.deps.restoreDeadlineSeconds,
-          ),
+      case 'start-job':
+        return this.startRestore(podMachine, volume, state, ctx);
+      case 'verified': {
+        await this.annotateClaim(
+          claim,
+          {
+            [RESTORED_FROM_ANNOTATION]: restoredFromValue(source),
+            [RESTORED_MANIFEST_ANNOTATION]: manifestValue(state.manifest),
+            [RESTORE_FAILURE_ANNOTATION]: null,
+          },
           ctx,
         );
-        if (created) {
-          this.deps.events.normal(podMachine, {
-            reason: 'RestoreStarted',
-            action: 'Restore',
-            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} with Job ${jobName}`,
-          });
-        } else {
-          // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
-          const live = await this.liveGet(CoreTypes.Job, ns, jobName, ctx);
-          if ((await this.own(CoreTypes.Job, live, podMachine, ctx)).kind === 'foreign') return foreignJob;
-        }
-        return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
-      }
-      case 'job-succeeded': {
-        await this.deps.client.patch(CoreTypes.PersistentVolumeClaim, {
-          namespace: ns,
-          name: claim.metadata?.name ?? '',
-          patchType: 'merge',
-          body: { metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } } },
-          signal: ctx.signal,
-        });
+        await this.releaseJobPods(observed.jobPods, ctx);
         this.deps.events.normal(podMachine, {
           reason: 'RestoreCompleted',
           action: 'Restore',
-          note: `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}`,
+          note: state.checked
+            ? `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup}, verified: ${describeManifest(state.manifest)}, as the backup recorded`
+            : `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup} (${describeManifest(state.manifest)}), checked against the backup claim by the copy but not against a recorded manifest: the VolumeBackup was made before copies were verified and records none`,
         });
         return { kind: 'restored' };
+      }
+      case 'failed': {
+        const { unrecorded, copyOutput, ...failed } = state;
+        if (unrecorded === undefined || !job) return failed;
+        // Recorded first: the Job's pods, and with them the copy's report or last words, go next.
+        await this.annotateClaim(
+          claim,
+          { [RESTORE_FAILURE_ANNOTATION]: failureRecord(unrecorded, failed) },
+          ctx,
+        );
+        if (copyOutput !== undefined) {
+          this.deps.events.warning(podMachine, {
+            reason: 'RestoreCopyFailed',
+            action: 'Restore',
+            note: `Restore Job ${jobName} of volume ${volume.name} failed; its copy pod said: ${copyOutput.slice(-EVENT_OUTPUT_MAX_CHARS)}`,
+          });
+        }
+        await this.releaseJobPods(observed.jobPods, ctx);
+        return failed;
       }
       case 'waiting':
         if (state.reason === 'BackupNotFound' && this.volumesReason(podMachine, ctx) !== 'BackupNotFound') {
@@ -245,6 +292,103 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       default:
         return state;
     }
+  }
+
+  /**
+   * Asks admission (a dry run) whether a root copy pod may run here, then creates the restore Job:
+   * root where Pod Security allows it, non-root where the namespace's level refuses root.
+   */
+  private async startRestore(
+    podMachine: PodMachine,
+    volume: MachineVolume,
+    state: Extract<RestoreState, { kind: 'start-job' }>,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<RestoreState> {
+    const ns = podMachine.metadata.namespace ?? '';
+    const jobName = restoreJobName(podMachine, volume);
+    const copy = {
+      backupClaimName: state.backupClaimName,
+      image: this.deps.copyImage,
+      activeDeadlineSeconds: this.deps.restoreDeadlineSeconds,
+      ...(state.manifest ? { expect: state.manifest } : {}),
+    };
+    const privilege = copyPrivilege(
+      await podRefusal(this.deps.client, restoreProbePod(podMachine, volume, copy), ctx.signal),
+    );
+    const created = await this.create(
+      CoreTypes.Job,
+      desiredRestoreJob(podMachine, volume, { ...copy, privilege }),
+      ctx,
+    );
+    if (created) {
+      const as =
+        privilege.mode === 'root'
+          ? 'as root'
+          : `as uid ${privilege.uid} (Pod Security "${privilege.level}" refuses a root copy here: only files of that uid can be restored)`;
+      const against = state.manifest
+        ? `, to be checked against its manifest (${describeManifest(state.manifest)})`
+        : ', which records no manifest to check against';
+      this.deps.events.normal(podMachine, {
+        reason: 'RestoreStarted',
+        action: 'Restore',
+        note: `Restoring volume ${volume.name} from VolumeBackup ${volume.restoreFrom?.volumeBackup}${against}, with Job ${jobName} ${as}`,
+      });
+    } else {
+      // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
+      const live = await this.liveGet(CoreTypes.Job, ns, jobName, ctx);
+      if ((await this.own(CoreTypes.Job, live, podMachine, ctx)).kind === 'foreign')
+        return foreignJob(jobName);
+    }
+    return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
+  }
+
+  /**
+   * The backup claim of `volume`'s source, for restoreSource. Backup claims carry our label, so the
+   * cache has them; one it shows missing, being deleted or not Bound is read live before the restore
+   * fails on it (BackupClaimLost is terminal: not on a cache that is behind).
+   */
+  private async backupClaims(
+    podMachine: PodMachine,
+    volume: MachineVolume,
+    backup: VolumeBackup | undefined,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<(name: string) => V1PersistentVolumeClaim | undefined> {
+    const name = backup?.status?.volumes?.find((v) => v.name === volume.restoreFrom?.volume)?.backupClaimName;
+    if (!name) return () => undefined;
+    const ns = podMachine.metadata.namespace ?? '';
+    const cached = this.deps.claims.get(ns, name);
+    const usable = cached && !isBeingDeleted(cached) && cached.status?.phase === 'Bound';
+    const claim = usable ? cached : await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, name, ctx);
+    return (wanted) => (wanted === name ? claim : undefined);
+  }
+
+  /** The pods of a restore Job as the API server has them now (they carry the Job's template labels). */
+  private async liveJobPods(
+    podMachine: PodMachine,
+    job: V1Job | undefined,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<V1Pod[]> {
+    if (!job) return [];
+    const list = await this.deps.client.list(CoreTypes.Pod, {
+      namespace: podMachine.metadata.namespace ?? '',
+      labelSelector: `${ROLE_LABEL}=restore,${POD_MACHINE_LABEL}=${podMachineLabelValue(podMachine)}`,
+      signal: ctx.signal,
+    });
+    return list.items.filter((pod) => controllerRefOf(pod)?.uid === job.metadata?.uid);
+  }
+
+  private async annotateClaim(
+    claim: V1PersistentVolumeClaim,
+    annotations: Record<string, string | null>,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<void> {
+    await this.deps.client.patch(CoreTypes.PersistentVolumeClaim, {
+      namespace: claim.metadata?.namespace ?? '',
+      name: claim.metadata?.name ?? '',
+      patchType: 'merge',
+      body: { metadata: { annotations } },
+      signal: ctx.signal,
+    });
   }
 
   /** Creates the pod once every claim exists and every restore is done; undefined to requeue. */
@@ -371,22 +515,33 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   }
 
   /**
-   * Deletes the pods of finished restore Jobs (the Jobs stay, as the record). The PVC protection
-   * controller counts every scheduled pod that names a claim as a user, finished or not, so these
-   * pods would otherwise keep the backup claim and the PodMachine's claim from ever being deleted.
+   * Deletes the pods of finished restore Jobs (the Jobs stay, as the record) once the Job's outcome is
+   * recorded on the claim (reconcileRestore records it, then deletes them itself); during a stop,
+   * whatever they reported, since nothing will start on it. The PVC protection controller counts
+   * every scheduled pod that names a claim as a user, finished or not, so these pods would otherwise
+   * keep the backup claim and the PodMachine's claim from ever being deleted.
    */
   private async releaseFinishedRestorePods(
     podMachine: PodMachine,
+    stopping: boolean,
     ctx: ReconcileContext<PodMachine>,
   ): Promise<void> {
-    const finished = this.deps.jobs
-      .byOwner(podMachine.metadata.uid ?? '')
-      .filter((job) => job.metadata?.labels?.[ROLE_LABEL] === 'restore' && isControlledBy(job, podMachine))
-      .filter((job) => jobOutcome(job) !== undefined);
-    for (const job of finished) {
-      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
-        if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
-      }
+    const ns = podMachine.metadata.namespace ?? '';
+    for (const volume of volumes(podMachine)) {
+      if (!volume.restoreFrom) continue;
+      const job = this.deps.jobs.get(ns, restoreJobName(podMachine, volume));
+      if (!job || !isControlledBy(job, podMachine) || job.metadata?.labels?.[ROLE_LABEL] !== 'restore')
+        continue;
+      if (jobOutcome(job) === undefined) continue;
+      if (!stopping && !outcomeRecorded(volume, this.deps.claims.get(ns, claimName(podMachine, volume)), job))
+        continue;
+      await this.releaseJobPods(this.deps.pods.byOwner(job.metadata?.uid ?? ''), ctx);
+    }
+  }
+
+  private async releaseJobPods(pods: readonly V1Pod[], ctx: ReconcileContext<PodMachine>): Promise<void> {
+    for (const pod of pods) {
+      if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
     }
   }
 

@@ -59,7 +59,7 @@ interface Verdict {
   message: string;
 }
 
-const BUSY_RESTORES: ReadonlySet<RestoreState['kind']> = new Set(['start-job', 'restoring', 'job-succeeded']);
+const BUSY_RESTORES: ReadonlySet<RestoreState['kind']> = new Set(['start-job', 'restoring', 'verified']);
 
 function describeClaim(v: VolumeObservation): string {
   return `${v.claimName} (${v.claimPhase ?? 'not created'})`;

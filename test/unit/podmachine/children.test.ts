@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { VOLUME_COPY_COMMAND } from '../../../src/apis/index.ts';
+import { MOVER_COMMAND } from '../../../src/apis/index.ts';
 import {
   desiredClaim,
   desiredPod,
   desiredRestoreJob,
+  restoreProbePod,
   storageRequest,
 } from '../../../src/controllers/podmachine/children.ts';
 import {
@@ -106,9 +107,21 @@ describe('desiredPod', () => {
 });
 
 describe('desiredRestoreJob', () => {
-  it('copies the backup claim (read-only) into the claim, with the configured image and deadline', () => {
+  const manifest = { files: 12, bytes: 34567, digest: `sha256:${'0f'.repeat(32)}` };
+  const copy = {
+    backupClaimName: 'old-1234abcd-data',
+    image: 'ghcr.io/basicoperator/basic-operator:0.1.0',
+    activeDeadlineSeconds: 3600,
+  };
+  const nonroot = { mode: 'nonroot', uid: 65532, gid: 65532, level: 'restricted' } as const;
+
+  it("copies the backup claim (read-only) into the claim with the mover in the operator's image, expecting the backup's manifest", () => {
     const pm = podMachine();
-    const job = desiredRestoreJob(pm, pm.spec.volumes![0]!, 'old-1234abcd-data', 'busybox:1.36', 3600);
+    const job = desiredRestoreJob(pm, pm.spec.volumes![0]!, {
+      ...copy,
+      privilege: { mode: 'root' },
+      expect: manifest,
+    });
     assert.equal(job.metadata?.name, 'web-data-restore');
     assert.deepEqual(job.metadata?.labels, {
       ...LABELS,
@@ -117,15 +130,62 @@ describe('desiredRestoreJob', () => {
     });
     assert.deepEqual(job.metadata?.ownerReferences, [CONTROLLER]);
     const spec = job.spec?.template.spec;
+    assert.deepEqual(job.spec?.template.metadata?.labels, job.metadata?.labels, 'its pods are ours, cached');
     assert.equal(spec?.restartPolicy, 'Never');
-    assert.equal(spec?.containers[0]?.image, 'busybox:1.36');
-    assert.deepEqual(spec?.containers[0]?.command, VOLUME_COPY_COMMAND);
+    const container = spec?.containers[0];
+    assert.equal(container?.image, 'ghcr.io/basicoperator/basic-operator:0.1.0');
+    assert.deepEqual(container?.command, MOVER_COMMAND);
+    assert.deepEqual(container?.args, [
+      'copy',
+      '--source',
+      '/source',
+      '--target',
+      '/target',
+      '--expect',
+      `12:34567:sha256:${'0f'.repeat(32)}`,
+    ]);
+    assert.equal(container?.terminationMessagePolicy, 'FallbackToLogsOnError', 'a failure says why');
     assert.deepEqual(spec?.volumes, [
       { name: 'source', persistentVolumeClaim: { claimName: 'old-1234abcd-data', readOnly: true } },
       { name: 'target', persistentVolumeClaim: { claimName: 'web-data' } },
     ]);
+    assert.equal(spec?.securityContext?.runAsUser, 0, 'root keeps every owner');
+    assert.equal(spec?.securityContext?.fsGroup, undefined, 'no fsGroup: it would rewrite groups');
+    assert.deepEqual(container?.securityContext?.capabilities, {
+      drop: ['ALL'],
+      add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'],
+    });
     assert.equal(job.spec?.backoffLimit, 3);
     assert.equal(job.spec?.activeDeadlineSeconds, 3600, 'a restore that cannot run or hangs ends');
-    assert.deepEqual(restrictedViolations(job.spec!.template.spec!), []);
+  });
+
+  it('a backup without a manifest: nothing to expect; non-root: passes Pod Security restricted and names it', () => {
+    const pm = podMachine();
+    const job = desiredRestoreJob(pm, pm.spec.volumes![0]!, { ...copy, privilege: nonroot });
+    const spec = job.spec!.template.spec!;
+    assert.deepEqual(spec.containers[0]?.args, [
+      'copy',
+      '--source',
+      '/source',
+      '--target',
+      '/target',
+      '--pod-security-level',
+      'restricted',
+    ]);
+    assert.equal(spec.securityContext?.runAsUser, 65532);
+    assert.deepEqual(restrictedViolations(spec), []);
+  });
+
+  it('the probe asked of admission is the root copy pod of the same restore, in the namespace, by generateName', () => {
+    const pm = podMachine();
+    const volume = pm.spec.volumes![0]!;
+    const probe = restoreProbePod(pm, volume, { ...copy, expect: manifest });
+    const root = desiredRestoreJob(pm, volume, { ...copy, privilege: { mode: 'root' }, expect: manifest });
+    assert.deepEqual(probe.metadata, {
+      generateName: 'web-data-restore-',
+      namespace: 'ns',
+      labels: root.metadata?.labels,
+    });
+    assert.deepEqual(probe.spec, root.spec?.template.spec);
   });
 });

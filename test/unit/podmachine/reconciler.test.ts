@@ -11,10 +11,20 @@ import {
   STOP_REQUESTED_ANNOTATION,
   VOLUME_BACKUP,
   type VolumeBackup,
+  type VolumeManifest,
 } from '../../../src/apis/index.ts';
-import { desiredClaim, desiredPod, desiredRestoreJob } from '../../../src/controllers/podmachine/children.ts';
+import {
+  desiredClaim,
+  desiredPod,
+  desiredRestoreJob,
+  type RestoreCopy,
+} from '../../../src/controllers/podmachine/children.ts';
 import { CONTROLLER_NAME } from '../../../src/controllers/podmachine/index.ts';
-import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
+import {
+  RESTORE_FAILURE_ANNOTATION,
+  RESTORED_FROM_ANNOTATION,
+  RESTORED_MANIFEST_ANNOTATION,
+} from '../../../src/controllers/podmachine/names.ts';
 import {
   FOREIGN_OBJECT_RECHECK_MS,
   PodMachineReconciler,
@@ -37,6 +47,45 @@ const RESTORING = {
   ],
 };
 const STOP = { [STOP_REQUESTED_ANNOTATION]: 'true' };
+const MANIFEST: VolumeManifest = { files: 3, bytes: 4096, digest: `sha256:${'a'.repeat(64)}` };
+const OTHER: VolumeManifest = { files: 2, bytes: 1024, digest: `sha256:${'b'.repeat(64)}` };
+/** A restore Job's copy, as the reconciler makes it where root copies are admitted. */
+const rootCopy = (backupClaimName: string): RestoreCopy => ({
+  backupClaimName,
+  image: 'basic-operator:dev',
+  activeDeadlineSeconds: 3600,
+  privilege: { mode: 'root' },
+});
+/** What the mover writes as its termination message on success. */
+const report = (source: VolumeManifest, target: VolumeManifest) =>
+  JSON.stringify({ v: 1, source, target, copyMs: 40, manifestMs: 7 });
+
+/** A pod of `job` (its template, controlled by it) whose copy container ended with `exitCode`. */
+function copyPod(job: V1Job, name: string, exitCode: number, message: string | undefined): V1Pod {
+  const template = job.spec?.template;
+  return {
+    metadata: {
+      name,
+      namespace: 'ns',
+      labels: template?.metadata?.labels ?? {},
+      ownerReferences: [controllerReference(job, CoreTypes.Job)],
+    },
+    spec: template?.spec ?? { containers: [] },
+    status: {
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      containerStatuses: [
+        {
+          name: 'copy',
+          image: 'basic-operator:dev',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode, ...(message !== undefined ? { message } : {}) } },
+        },
+      ],
+    },
+  };
+}
 const RUNNING: V1PodStatus = {
   phase: 'Running',
   conditions: [{ type: 'Ready', status: 'True' }],
@@ -59,7 +108,7 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
         jobs: await c.informer(CoreTypes.Job),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, CONTROLLER_NAME, POD_MACHINE),
-        copyImage: 'busybox:1.36',
+        copyImage: 'basic-operator:dev',
         restoreDeadlineSeconds: 3600,
         now: () => NOW,
       }),
@@ -383,10 +432,7 @@ describe('PodMachineReconciler', () => {
     it('a restore Job still copying, which the cache does not show yet, is read live: Stopping, and the Job deleted in the foreground', async () => {
       const pm = podMachine(RESTORING, { annotations: STOP });
       const h = await setup(pm);
-      h.cluster.seed(
-        CoreTypes.Job,
-        desiredRestoreJob(pm, pm.spec.volumes![0]!, 'old-data', 'busybox:1.36', 3600),
-      );
+      h.cluster.seed(CoreTypes.Job, desiredRestoreJob(pm, pm.spec.volumes![0]!, rootCopy('old-data')));
       await h.reconcile('web');
       assert.equal(h.status.last('web')?.phase, 'Stopping', 'a restore Job still runs: not stopped');
       assert.equal(h.status.last('web')?.stopped, false);
@@ -410,53 +456,334 @@ describe('PodMachineReconciler', () => {
         machineUID: 'uid-old-machine',
         volumes: [{ name: 'data', claimName: 'old-data' }],
       },
+      status: {
+        phase: 'Completed',
+        volumes: [{ name: 'data', backupClaimName: 'old-data-backup', manifest: MANIFEST }],
+      },
+    };
+    /** A VolumeBackup recorded before copies were verified: no manifest. */
+    const unverified: VolumeBackup = {
+      ...completed,
       status: { phase: 'Completed', volumes: [{ name: 'data', backupClaimName: 'old-data-backup' }] },
     };
+    /** The backup claim, as the VolumeBackup controller makes it: our label, so cached. */
+    const backupClaim =
+      (status: V1PersistentVolumeClaim['status'] = { phase: 'Bound' }) =>
+      (c: FakeCluster) =>
+        c.seed(CoreTypes.PersistentVolumeClaim, {
+          metadata: {
+            name: 'old-data-backup',
+            namespace: 'ns',
+            labels: { 'app.kubernetes.io/managed-by': 'basic-operator' },
+          },
+          status,
+        });
+    const restoreCopy = { ...rootCopy('old-data-backup'), expect: MANIFEST };
 
-    it('creates the claim and the restore Job, and no pod until the restore is done', async () => {
+    /** The claim, the restore Job ended as `condition` says, and its copy pods (each `[exitCode, message]`). */
+    function finishedRestore(
+      pm: PodMachine,
+      backup: VolumeBackup,
+      condition: { type: string; reason?: string },
+      pods: Array<[number, string | undefined]>,
+      claimAnnotations?: Record<string, string>,
+    ) {
+      return (c: FakeCluster) => {
+        c.seed(VOLUME_BACKUP, backup);
+        const claim = desiredClaim(pm, pm.spec.volumes![0]!);
+        if (claimAnnotations) claim.metadata = { ...claim.metadata, annotations: claimAnnotations };
+        c.seed(CoreTypes.PersistentVolumeClaim, { ...claim, status: { phase: 'Bound' } });
+        const [job] = c.seed(CoreTypes.Job, {
+          ...desiredRestoreJob(pm, pm.spec.volumes![0]!, restoreCopy),
+          status: { conditions: [{ ...condition, status: 'True' }] },
+        });
+        pods.forEach(([exitCode, message], i) => {
+          c.seed(CoreTypes.Pod, copyPod(job!, `web-data-restore-x${i + 1}`, exitCode, message));
+        });
+      };
+    }
+
+    const annotationsOf = (h: Harness<PodMachine>) =>
+      h.cluster.server.get<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim, 'ns', 'web-data')
+        .metadata?.annotations;
+
+    it('asks admission (a dry run) whether a root copy may run, then creates the restore Job: the mover, as root, expecting the manifest the backup recorded; no pod until the restore is done', async () => {
       const pm = podMachine(RESTORING);
-      const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, completed));
+      const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, completed), backupClaim());
       assert.equal(await h.reconcile('web'), undefined);
       assert.deepEqual(h.client.writeSummary(), [
         'create PersistentVolumeClaim web-data',
+        'create Pod web-data-restore- (dry run)',
         'create Job web-data-restore',
       ]);
+      const job = desiredRestoreJob(pm, pm.spec.volumes![0]!, restoreCopy);
+      assert.deepEqual(h.client.writes({ kind: 'Job' })[0]?.body, job);
       assert.deepEqual(
-        h.client.writes({ kind: 'Job' })[0]?.body,
-        desiredRestoreJob(pm, pm.spec.volumes![0]!, 'old-data-backup', 'busybox:1.36', 3600),
+        (h.client.writes({ kind: 'Pod' })[0]?.body as V1Pod | undefined)?.spec,
+        job.spec?.template.spec,
+        'the probe is the root copy pod itself',
       );
+      assert.ok(job.spec?.template.spec?.containers[0]?.args?.includes(`3:4096:${MANIFEST.digest}`));
+      assert.equal(h.cluster.server.list(CoreTypes.Pod).length, 0, 'the dry run stored nothing');
       assert.deepEqual(h.eventSummary(), ['Normal ClaimCreated', 'Normal RestoreStarted']);
+      assert.match(
+        h.events.events[1]?.note ?? '',
+        /checked against its manifest \(3 files, 4096 bytes, .*\), with Job web-data-restore as root/,
+      );
       assert.equal(h.status.last('web')?.providerID, undefined, 'no pod yet');
     });
 
-    it('once the Job succeeded: marks the claim restored, releases the Job pod, and creates the pod', async () => {
+    it('where Pod Security refuses a root copy pod: the restore Job runs as uid 65532 and tells the mover the level', async () => {
       const pm = podMachine(RESTORING);
-      const job: V1Job = {
-        ...desiredRestoreJob(pm, pm.spec.volumes![0]!, 'old-data-backup', 'busybox:1.36', 3600),
-        status: { conditions: [{ type: 'Complete', status: 'True' }] },
-      };
-      const h = await setup(pm, (c) => {
-        c.seed(VOLUME_BACKUP, completed);
-        c.seed(CoreTypes.PersistentVolumeClaim, desiredClaim(pm, pm.spec.volumes![0]!));
-        const [seeded] = c.seed(CoreTypes.Job, job);
-        const copyPod = desiredPod(pm);
-        copyPod.metadata = {
-          ...copyPod.metadata,
-          name: 'web-data-restore-x1',
-          ownerReferences: [controllerReference(seeded!, CoreTypes.Job)],
-        };
-        c.seed(CoreTypes.Pod, copyPod);
+      const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, completed), backupClaim());
+      h.client.fail(
+        { verb: 'create', kind: 'Pod', name: 'web-data-restore-' },
+        new ApiError(
+          403,
+          'Forbidden',
+          'pods "web-data-restore-abcde" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true (pod must not set securityContext.runAsNonRoot=false)',
+        ),
+      );
+      await h.reconcile('web');
+      const nonroot = { mode: 'nonroot', uid: 65532, gid: 65532, level: 'restricted' } as const;
+      assert.deepEqual(
+        h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body,
+        desiredRestoreJob(pm, pm.spec.volumes![0]!, { ...restoreCopy, privilege: nonroot }),
+      );
+      assert.match(
+        h.events.events.at(-1)?.note ?? '',
+        /as uid 65532 \(Pod Security "restricted" refuses a root copy/,
+      );
+      assert.equal(h.status.last('web')?.failureReason, undefined);
+    });
+
+    const lostClaims: { what: string; seed: (c: FakeCluster) => void; says: string; live: boolean }[] = [
+      { what: 'missing', seed: () => undefined, says: 'does not exist', live: true },
+      {
+        what: 'being deleted',
+        seed: (c) => {
+          backupClaim()(c);
+          c.server.patch(CoreTypes.PersistentVolumeClaim, {
+            namespace: 'ns',
+            name: 'old-data-backup',
+            patchType: 'merge',
+            body: { metadata: { finalizers: ['kubernetes.io/pvc-protection'] } },
+          });
+          c.server.delete(CoreTypes.PersistentVolumeClaim, 'ns', 'old-data-backup');
+        },
+        says: 'is being deleted',
+        live: true,
+      },
+      { what: 'Pending', seed: backupClaim({ phase: 'Pending' }), says: 'is Pending, not Bound', live: true },
+    ];
+    for (const l of lostClaims) {
+      it(`a backup claim ${l.what}: BackupClaimLost at once, terminal, naming the claim (read live first); no Job`, async () => {
+        const pm = podMachine(RESTORING);
+        const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, completed), l.seed);
+        assert.equal(await h.reconcile('web'), undefined);
+        assert.deepEqual(h.client.writeSummary(), ['create PersistentVolumeClaim web-data']);
+        assert.ok(
+          h.client.actions.some((a) => a.verb === 'get' && a.name === 'old-data-backup'),
+          'not on the cache alone',
+        );
+        const status = h.status.last('web');
+        assert.equal(status?.phase, 'Failed');
+        assert.equal(status?.failureReason, 'BackupClaimLost');
+        assert.match(
+          status?.failureMessage ?? '',
+          new RegExp(`backup claim old-data-backup of volume data ${l.says}`),
+        );
+        assert.equal(condition(h, 'VolumesReady')?.reason, 'BackupClaimLost');
+        assert.deepEqual(h.eventSummary(), ['Normal ClaimCreated', 'Warning BackupClaimLost']);
       });
+    }
+
+    it('a backup claim the cache does not show yet (Bound, live): the restore starts', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, completed));
+      backupClaim()(h.cluster); // after the caches were filled
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary({ kind: 'Job' }), ['create Job web-data-restore']);
+    });
+
+    it("once the Job succeeded and its copy pod's report equals the backup's manifest: records it on the claim, then releases the copy pod, then creates the pod", async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Complete' }, [[0, report(MANIFEST, MANIFEST)]]),
+      );
       await h.reconcile('web');
       assert.deepEqual(h.client.writeSummary(), [
-        'delete Pod web-data-restore-x1',
         'patch PersistentVolumeClaim web-data',
+        'delete Pod web-data-restore-x1',
         'create Pod web',
       ]);
       assert.deepEqual(h.client.writes({ verb: 'patch' })[0]?.body, {
-        metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: 'old/data' } },
+        metadata: {
+          annotations: {
+            [RESTORED_FROM_ANNOTATION]: 'old/data',
+            [RESTORED_MANIFEST_ANNOTATION]: `3:4096:${MANIFEST.digest}`,
+            [RESTORE_FAILURE_ANNOTATION]: null,
+          },
+        },
       });
       assert.deepEqual(h.eventSummary(), ['Normal RestoreCompleted', 'Normal PodCreated']);
+      assert.match(
+        h.events.events[0]?.note ?? '',
+        /verified: 3 files, 4096 bytes, sha256:a{64}, as the backup recorded/,
+      );
+    });
+
+    it("a restored tree that differs from the backup's manifest: RestoreVerificationFailed, recorded before the copy pod goes; the pod never starts, also once the copy pod is gone", async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Complete' }, [[0, report(MANIFEST, OTHER)]]),
+      );
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writeSummary(), [
+        'patch PersistentVolumeClaim web-data',
+        'delete Pod web-data-restore-x1',
+      ]);
+      const expected =
+        /the restored tree does not match the backup: expected 3 files, 4096 bytes, sha256:a{64}, found 2 files, 1024 bytes, sha256:b{64}; the pod is not started/;
+      const status = h.status.last('web');
+      assert.equal(status?.phase, 'Failed');
+      assert.equal(status?.failureReason, 'RestoreVerificationFailed');
+      assert.match(status?.failureMessage ?? '', expected);
+      assert.equal(condition(h, 'VolumesReady')?.reason, 'RestoreVerificationFailed');
+      assert.deepEqual(h.eventSummary(), ['Warning RestoreVerificationFailed']);
+      assert.match(annotationsOf(h)?.[RESTORE_FAILURE_ANNOTATION] ?? '', /does not match the backup/);
+      assert.equal(annotationsOf(h)?.[RESTORED_FROM_ANNOTATION], undefined);
+
+      await h.cluster.sync();
+      h.client.clearActions();
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writes(), [], 'the record stands; no pod');
+      assert.equal(h.status.last('web')?.failureReason, 'RestoreVerificationFailed');
+      assert.match(h.status.last('web')?.failureMessage ?? '', expected);
+    });
+
+    it('a Job that succeeded whose copy pod is gone, in the cache and live, without a report: RestoreVerificationFailed, never the pod', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(pm, finishedRestore(pm, completed, { type: 'Complete' }, []));
+      await h.reconcile('web');
+      assert.deepEqual(
+        h.client.actions.map((a) => `${a.verb} ${a.kind} ${a.name}`),
+        ['get PersistentVolumeClaim web-data', 'list Pod ', 'patch PersistentVolumeClaim web-data'],
+        'read live before judging, then recorded',
+      );
+      assert.equal(h.status.last('web')?.failureReason, 'RestoreVerificationFailed');
+      assert.match(h.status.last('web')?.failureMessage ?? '', /copy pod is gone and left no report/);
+    });
+
+    it('a copy pod whose termination message is no report: RestoreVerificationFailed', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(pm, finishedRestore(pm, completed, { type: 'Complete' }, [[0, 'done\n']]));
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary({ kind: 'Pod' }), ['delete Pod web-data-restore-x1']);
+      assert.equal(h.status.last('web')?.failureReason, 'RestoreVerificationFailed');
+      assert.match(
+        h.status.last('web')?.failureMessage ?? '',
+        /report of its copy pod web-data-restore-x1 cannot be read \("done"\)/,
+      );
+    });
+
+    it('a copy pod the cache still shows running while its Job is Complete: its report is read live', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Complete' }, [[0, report(MANIFEST, MANIFEST)]]),
+      );
+      // The cache saw the pod running; the API server has it finished.
+      const finished = h.cluster.server.get<V1Pod>(CoreTypes.Pod, 'ns', 'web-data-restore-x1');
+      h.cluster.server.update(CoreTypes.Pod, { ...finished, status: { phase: 'Running' } }, 'status');
+      await h.cluster.sync();
+      h.cluster.server.update(
+        CoreTypes.Pod,
+        { ...finished, metadata: { ...finished.metadata, resourceVersion: undefined } },
+        'status',
+      );
+      h.client.clearActions();
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary(), [
+        'patch PersistentVolumeClaim web-data',
+        'delete Pod web-data-restore-x1',
+        'create Pod web',
+      ]);
+      assert.ok(h.client.actions.some((a) => a.verb === 'list' && a.kind === 'Pod'));
+    });
+
+    it('a backup recorded before copies were verified: the copy checked against its source is accepted, with a Normal Event that says it was not checked against a recorded manifest', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, unverified, { type: 'Complete' }, [[0, report(OTHER, OTHER)]]),
+      );
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary(), [
+        'patch PersistentVolumeClaim web-data',
+        'delete Pod web-data-restore-x1',
+        'create Pod web',
+      ]);
+      assert.deepEqual(h.eventSummary(), ['Normal RestoreCompleted', 'Normal PodCreated']);
+      assert.match(h.events.events[0]?.note ?? '', /not against a recorded manifest/);
+    });
+
+    it('a restore Job started from such a backup expects nothing', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(pm, (c) => c.seed(VOLUME_BACKUP, unverified), backupClaim());
+      await h.reconcile('web');
+      const job = h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body as V1Job;
+      assert.deepEqual(job, desiredRestoreJob(pm, pm.spec.volumes![0]!, rootCopy('old-data-backup')));
+      assert.ok(!job.spec?.template.spec?.containers[0]?.args?.includes('--expect'));
+      assert.match(h.events.events.at(-1)?.note ?? '', /records no manifest to check against/);
+    });
+
+    it('a failed restore copy: its last words reach a Warning RestoreCopyFailed and the failure message, recorded on the claim before its pod is deleted, and still there after', async () => {
+      const pm = podMachine(RESTORING);
+      const said = 'walking /source\nNotPermitted: /target/pgdata: chown to 999:999: operation not permitted';
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Failed', reason: 'BackoffLimitExceeded' }, [[1, said]]),
+      );
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writeSummary(), [
+        'patch PersistentVolumeClaim web-data',
+        'delete Pod web-data-restore-x1',
+      ]);
+      assert.deepEqual(h.eventSummary(), ['Warning RestoreCopyFailed', 'Warning RestoreFailed']);
+      assert.match(h.events.events[0]?.note ?? '', /chown to 999:999: operation not permitted$/);
+      const message = h.status.last('web')?.failureMessage ?? '';
+      assert.equal(h.status.last('web')?.failureReason, 'RestoreFailed');
+      assert.match(
+        message,
+        /restore Job web-data-restore failed \(BackoffLimitExceeded\); its copy pod said: walking \/source\nNotPermitted: .*; delete the Job to try again/,
+      );
+
+      await h.cluster.sync();
+      h.client.clearActions();
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writes(), []);
+      assert.equal(h.status.last('web')?.failureMessage, message, 'the copy pod is gone, its words are not');
+    });
+
+    it('a failed restore Job without pods (its deadline passed before one ran): terminal RestoreFailed, recorded, no pod', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Failed', reason: 'DeadlineExceeded' }, []),
+      );
+      assert.equal(await h.reconcile('web'), undefined);
+      assert.deepEqual(h.client.writeSummary(), ['patch PersistentVolumeClaim web-data']);
+      const status = h.status.last('web');
+      assert.equal(status?.phase, 'Failed');
+      assert.equal(status?.failureReason, 'RestoreFailed');
+      assert.match(
+        status?.failureMessage ?? '',
+        /restore Job web-data-restore failed \(DeadlineExceeded\); delete the Job/,
+      );
+      assert.deepEqual(h.eventSummary(), ['Warning RestoreFailed']);
     });
 
     it('a claim already marked restored: no restore Job, not even with the backup gone, and the pod', async () => {
@@ -469,6 +796,18 @@ describe('PodMachineReconciler', () => {
       assert.equal(await h.reconcile('web'), undefined);
       assert.deepEqual(h.client.writeSummary(), ['create Pod web']);
       assert.equal(condition(h, 'VolumesReady')?.reason, 'ClaimsBound');
+    });
+
+    it('after a restart: a claim marked restored releases the pods its finished Job left behind, and the pod starts', async () => {
+      const pm = podMachine(RESTORING);
+      const h = await setup(
+        pm,
+        finishedRestore(pm, completed, { type: 'Complete' }, [[0, report(MANIFEST, MANIFEST)]], {
+          [RESTORED_FROM_ANNOTATION]: 'old/data',
+        }),
+      );
+      await h.reconcile('web');
+      assert.deepEqual(h.client.writeSummary(), ['delete Pod web-data-restore-x1', 'create Pod web']);
     });
 
     it('a VolumeBackup that does not exist: transient, Pending with BackupNotFound and a Warning, no pod', async () => {
@@ -488,30 +827,6 @@ describe('PodMachineReconciler', () => {
         /volume data restores from VolumeBackup nowhere, which does not exist in this namespace/,
       );
       assert.deepEqual(h.eventSummary(), ['Normal ClaimCreated', 'Warning BackupNotFound']);
-    });
-
-    it('a failed restore Job: terminal, RestoreFailed as failureReason, no pod', async () => {
-      const pm = podMachine(RESTORING);
-      const h = await setup(pm, (c) => {
-        c.seed(VOLUME_BACKUP, completed);
-        c.seed(CoreTypes.PersistentVolumeClaim, {
-          ...desiredClaim(pm, pm.spec.volumes![0]!),
-          status: { phase: 'Bound' },
-        });
-        c.seed(CoreTypes.Job, {
-          ...desiredRestoreJob(pm, pm.spec.volumes![0]!, 'old-data-backup', 'busybox:1.36', 3600),
-          status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded' }] },
-        });
-      });
-      assert.equal(await h.reconcile('web'), undefined);
-      assert.deepEqual(h.client.writes(), []);
-      const status = h.status.last('web');
-      assert.equal(status?.phase, 'Failed');
-      assert.equal(status?.failureReason, 'RestoreFailed');
-      assert.match(
-        status?.failureMessage ?? '',
-        /restore Job web-data-restore failed \(DeadlineExceeded\); delete the Job/,
-      );
     });
   });
 

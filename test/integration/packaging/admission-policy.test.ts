@@ -116,7 +116,7 @@ describe('the chart and config/ ship the same admission policies', () => {
           paramRef: {
             name: deployment.spec?.template.spec?.serviceAccountName,
             namespace: DEFAULT_RELEASE.namespace,
-            parameterNotFoundAction: 'Deny',
+            parameterNotFoundAction: 'Allow',
           },
           validationActions: ['Deny'],
         },
@@ -181,9 +181,41 @@ describe('the chart and config/ ship the same admission policies', () => {
       assert.deepEqual(binding.spec?.paramRef, {
         name: 'team-basic-operator',
         namespace: 'operators',
-        parameterNotFoundAction: 'Deny',
+        parameterNotFoundAction: 'Allow',
       });
     }
+  });
+
+  it('config/: the overlay docs/install.md gives to turn them off leaves out all four, and nothing else', async () => {
+    const cluster = await testCluster();
+    const overlay = join(tempDir('basic-operator-admission-'), 'off');
+    mkdirSync(overlay);
+    writeFileSync(
+      join(overlay, 'kustomization.yaml'),
+      [
+        'apiVersion: kustomize.config.k8s.io/v1beta1',
+        'kind: Kustomization',
+        'resources:',
+        `  - ${relative(overlay, join(CONFIG_DIR, 'default'))}`,
+        'patches:',
+        '  - target:',
+        '      group: admissionregistration.k8s.io',
+        '    patch: |-',
+        '      $patch: delete',
+        '      kind: any',
+        '      metadata:',
+        '        name: any',
+        '',
+      ].join('\n'),
+    );
+    const names = (manifests: Manifest[]) => manifests.map((m) => `${m.kind}/${m.metadata.name}`).sort();
+    const full = parseManifests(await runOk(cluster.kubectl, ['kustomize', join(CONFIG_DIR, 'default')]));
+    const off = parseManifests(await runOk(cluster.kubectl, ['kustomize', overlay]));
+    assert.deepEqual(
+      names(off),
+      names(full.filter((m) => !m.apiVersion.startsWith('admissionregistration.k8s.io/'))),
+    );
+    assert.equal(full.length - off.length, 4);
   });
 });
 
@@ -635,6 +667,18 @@ describe('the admission policies against the API server', () => {
           (err: unknown) => isNotFound(err),
         ),
       { timeoutMs: 90_000, intervalMs: 500 },
+    );
+  });
+
+  it("without the operator's ServiceAccount (no operator runs), the policies let everything through", async () => {
+    await operator.create(
+      CoreTypes.PersistentVolumeClaim,
+      claim(ns, 'left-data', { [VOLUME_BACKUP_LABEL]: 'db-recorded' }),
+    );
+    await admin.delete(CoreTypes.ServiceAccount, ns, operatorSa);
+    // The policies learn of the deletion through an informer: retried until then.
+    await waitFor('alice to delete the backup claim', () =>
+      alice.delete(CoreTypes.PersistentVolumeClaim, ns, 'left-data').then(() => true),
     );
   });
 });

@@ -8,6 +8,7 @@ import {
   futimesSync,
   lchownSync,
   linkSync,
+  lstatSync,
   lutimesSync,
   mkdirSync,
   openSync,
@@ -16,7 +17,7 @@ import {
   utimesSync,
 } from 'node:fs';
 import { resolve } from 'node:path';
-import { onPath, SpecialFileError } from './errors.ts';
+import { FsError, onPath, SpecialFileError } from './errors.ts';
 import { CHUNK_SIZE } from './manifest.ts';
 import { copyContent } from './sparse.ts';
 import { specialKind, type TreeEntry, walkTree } from './walk.ts';
@@ -64,11 +65,30 @@ export function copyTree(source: string, target: string, progress: CopyProgress)
     leave: (dir) => {
       const to = targetOf(dir.rel);
       const { uid, gid } = owner(dir.stats);
+      if (to === root) return copyRootAttributes(dir.stats, to);
       onPath(to, 'lchown', () => lchownSync(to, uid, gid));
       onPath(to, 'chmod', () => chmodSync(to, permissions(dir.stats)));
       onPath(to, 'utime', () => utimesSync(to, ...times(dir.stats)));
     },
   });
+}
+
+/**
+ * The root's owner, group and mode onto the target's root, each only where it differs: a copy that
+ * is not root may not own the claim's mount point (its provisioner made it), yet needs no change
+ * there when both roots match. Its times are kept where allowed; they are in no manifest.
+ */
+function copyRootAttributes(stats: BigIntStats, to: Buffer): void {
+  const { uid, gid } = owner(stats);
+  const current = onPath(to, 'lstat', () => lstatSync(to));
+  if (current.uid !== uid || current.gid !== gid) onPath(to, 'lchown', () => lchownSync(to, uid, gid));
+  if ((current.mode & 0o7777) !== permissions(stats))
+    onPath(to, 'chmod', () => chmodSync(to, permissions(stats)));
+  try {
+    onPath(to, 'utime', () => utimesSync(to, ...times(stats)));
+  } catch (err) {
+    if (!(err instanceof FsError && err.code === 'EPERM')) throw err;
+  }
 }
 
 function copyFile(entry: TreeEntry, to: Buffer, chunk: Buffer, progress: CopyProgress): void {

@@ -174,6 +174,39 @@ describe('mover CLI', () => {
         assert.deepEqual(report.target, report.source);
       }
     });
+
+    it(
+      "copies its own files below two roots its provisioner made (root's, 0777 both): nothing to change there",
+      rootOnly,
+      () => {
+        const dir = nobodyDir();
+        for (const root of [join(dir, 'source'), join(dir, 'target')]) {
+          chownSync(root, 0, 0);
+          chmodSync(root, 0o777);
+        }
+        writeFileSync(join(dir, 'source', 'mine'), 'mine\n');
+        chownSync(join(dir, 'source', 'mine'), NOBODY, NOBODY);
+        const run = copy(dir, ['--pod-security-level', 'restricted'], asNobody);
+        assert.equal(run.status, 0, run.log);
+        const report = JSON.parse(run.log);
+        assert.deepEqual(report.target, report.source);
+        assert.equal(report.target.files, 1);
+      },
+    );
+
+    it(
+      'fails, and changes nothing silently, when the roots differ in what it may not change',
+      rootOnly,
+      () => {
+        const dir = nobodyDir();
+        chownSync(join(dir, 'source'), 0, 0);
+        chmodSync(join(dir, 'source'), 0o755);
+        chownSync(join(dir, 'target'), 0, 0);
+        chmodSync(join(dir, 'target'), 0o777);
+        const log = assertFailure(copy(dir, [], asNobody), 'IOError');
+        assert.match(log, /EPERM on chmod/);
+      },
+    );
   });
 
   it('says NoSpace when the target claim is too small', rootOnly, (t) => {

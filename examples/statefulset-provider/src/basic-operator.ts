@@ -1,24 +1,32 @@
 // Everything this provider takes from basic-operator, in one place. In a repository of its own a
 // provider imports these from the basic-operator package; here they come from the source tree.
 // Only two parts of the project are used, as the project's own controllers use them: `src/apis`
-// (the contract's names, the Machine volume shape, VolumeBackup, the volume-copy pod) and
-// `src/runtime` (manager, controller builder, informers, status writer, events).
+// (the contract's names, the Machine volume shape, VolumeBackup, the volume-copy pod and its report)
+// and `src/runtime` (manager, controller builder, informers, status writer, events, admission's
+// dry run).
 
 export { conditionsSchema, observedGenerationSchema } from '../../../src/apis/common-schemas.ts';
 export {
   addressesSchema,
   CONTRACT_LABEL,
   type Condition,
+  type CopyPrivilege,
   type CustomResourceDefinition,
   containerFieldsSchema,
+  copyPodProbe,
+  copyPrivilege,
+  describeManifest,
   type InfrastructureAddress,
   jobOutcome,
   type MachineVolume,
   type MachineVolumeStatus,
+  parseCopyReport,
   restoreSource,
+  sameManifest,
   stopRequested,
   VOLUME_BACKUP,
   type VolumeBackup,
+  type VolumeManifest,
   volumeCopyPodTemplate,
   volumeStatusesSchema,
   volumesSchema,
@@ -65,5 +73,6 @@ export {
 } from '../../../src/runtime/manager/config.ts';
 export type { Manager, ManagerOptions } from '../../../src/runtime/manager/manager.ts';
 export { runMain } from '../../../src/runtime/manager/run.ts';
+export { podRefusal } from '../../../src/runtime/write/admission.ts';
 export { findCondition, setCondition } from '../../../src/runtime/write/conditions.ts';
 export { controllerReference, isControlledBy } from '../../../src/runtime/write/owner-refs.ts';

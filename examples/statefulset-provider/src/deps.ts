@@ -4,7 +4,7 @@ import type { StatefulSetMachine } from './api.ts';
 import type { Informer, KubeClient, ObjectEventRecorder, VolumeBackup } from './basic-operator.ts';
 
 export interface ProviderOptions {
-  /** Image of the restore Jobs (--restore-job-image). */
+  /** Image of the restore Jobs (--restore-job-image): basic-operator's, which holds the mover. */
   restoreJobImage: string;
   /** activeDeadlineSeconds of a restore Job (--restore-deadline). */
   restoreDeadlineSeconds: number;

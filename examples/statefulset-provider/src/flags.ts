@@ -10,8 +10,8 @@ export const MANAGER_DEFAULTS: ManagerFlagDefaults = { 'leader-election-id': LEA
 export const PROVIDER_FLAGS = {
   'restore-job-image': {
     type: 'string',
-    default: 'busybox:1.36',
-    help: 'Image of the Jobs that copy a VolumeBackup into a new claim (it needs sh and cp).',
+    default: 'ghcr.io/basicoperator/basic-operator:0.1.0',
+    help: "Image of the Jobs that copy a VolumeBackup into a new claim and verify it: basic-operator's own image (its mover), of the operator's version.",
   },
   'restore-deadline': {
     type: 'string',

@@ -9,7 +9,8 @@ import {
 
 export class Kube {
   private readonly client: KubeClient;
-  private readonly signal: AbortSignal;
+  /** Aborts the reconcile's requests (the manager is stopping). */
+  readonly signal: AbortSignal;
 
   constructor(client: KubeClient, signal: AbortSignal) {
     this.client = client;
@@ -28,6 +29,15 @@ export class Kube {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /** The objects as the API server has them now. */
+  async list<T extends KubeObject>(
+    type: ResourceType<T>,
+    namespace: string,
+    labelSelector: string,
+  ): Promise<T[]> {
+    return (await this.client.list<T>(type, { namespace, labelSelector, signal: this.signal })).items;
   }
 
   /**

@@ -16,6 +16,12 @@ export const MACHINE_LABEL = 'examples.basicoperator.dev/statefulset-machine';
 const VOLUME_LABEL = 'examples.basicoperator.dev/volume';
 /** On restore Jobs. */
 export const ROLE_LABEL = 'examples.basicoperator.dev/role';
+/**
+ * On restore Jobs and their pods too, as on every volume-copy pod of the project (`backup` or
+ * `restore`): what tools that look for copy pods go by (the local cluster's kwok gives such pods the
+ * mover's report, as it runs no container).
+ */
+export const COPY_ROLE_LABEL = 'infra.basicoperator.dev/role';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY_VALUE = 'statefulset-provider';
 
@@ -24,6 +30,11 @@ export const MANAGED_BY_VALUE = 'statefulset-provider';
  * that the claim holds the backup, so a restore never runs again over data the Machine wrote.
  */
 export const RESTORED_FROM_ANNOTATION = 'examples.basicoperator.dev/restored-from';
+/**
+ * Set with RESTORED_FROM_ANNOTATION, as `<files>:<bytes>:<digest>`: the restored tree as the copy pod
+ * measured it, equal to the manifest the backup recorded (a record for people).
+ */
+export const RESTORED_MANIFEST_ANNOTATION = 'examples.basicoperator.dev/restored-manifest';
 
 /** The container of the Machine's pod. */
 export const CONTAINER_NAME = 'machine';
@@ -75,4 +86,9 @@ export function bounded(base: string, max: number): string {
   if (base.length <= max) return base;
   const hash = createHash('sha256').update(base).digest('hex').slice(0, 8);
   return `${base.slice(0, max - hash.length - 1).replace(/-+$/, '')}-${hash}`;
+}
+
+/** A manifest as an annotation value: `<files>:<bytes>:<digest>`, as the mover's --expect takes it. */
+export function manifestValue(manifest: { files: number; bytes: number; digest: string }): string {
+  return `${manifest.files}:${manifest.bytes}:${manifest.digest}`;
 }

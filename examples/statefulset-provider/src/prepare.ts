@@ -1,31 +1,41 @@
 // Before the StatefulSet exists: no claim of someone else may be in the way (a StatefulSet adopts
 // any claim of the right name), and every volume with restoreFrom gets its claim made and filled
 // from the VolumeBackup first, so the pod starts on the restored data.
-import type { V1Job } from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { StatefulSetMachine, StatefulSetMachineStatus } from './api.ts';
 import {
   CoreTypes,
+  copyPrivilege,
+  describeManifest,
   findCondition,
   isBeingDeleted,
   isControlledBy,
   type MachineVolume,
+  podRefusal,
   type Result,
+  type VolumeBackup,
 } from './basic-operator.ts';
 import type { ProviderDeps } from './deps.ts';
 import type { Kube } from './kube.ts';
 import {
   claimName,
+  MACHINE_LABEL,
+  manifestValue,
   RESTORED_FROM_ANNOTATION,
+  RESTORED_MANIFEST_ANNOTATION,
+  ROLE_LABEL,
   restoredFromValue,
   restoreJobName,
   statefulSetName,
 } from './names.ts';
-import { desiredRestoreJob, restoreState } from './restore.ts';
+import { desiredRestoreJob, isRestored, needsLivePods, restoreProbePod, restoreState } from './restore.ts';
 import { desiredRestoreClaim, STATEFUL_SET, volumes } from './statefulset.ts';
 import { type Observation, READY, type Verdict } from './status.ts';
 
 /** How soon to look again at a claim an earlier StatefulSet of this machine leaves behind. */
 const LEFTOVER_CLAIM_RETRY_MS = 5000;
+/** How much of a failed copy's last words a RestoreCopyFailed Event carries (a note holds 1 KB). */
+const EVENT_OUTPUT_MAX_CHARS = 800;
 
 type VolumeOutcome =
   | { kind: 'ok' }
@@ -88,7 +98,10 @@ export class VolumePreparation {
     return { kind: 'failed', failure: claimConflict(name) };
   }
 
-  /** Moves a restore along: claim and Job once the backup is Completed, then the mark on the claim. */
+  /**
+   * Moves a restore along: claim and Job once the backup is Completed; once the Job succeeded, its
+   * copy pod's report checked against the backup's manifest, then the mark on the claim.
+   */
   private async restore(
     machine: StatefulSetMachine,
     volume: MachineVolume,
@@ -103,13 +116,28 @@ export class VolumePreparation {
       return { kind: 'failed', failure: claimConflict(claimName(machine, volume)) };
     }
     if (job && !isControlledBy(job, machine)) return { kind: 'failed', failure: jobConflict(job) };
-    const state = restoreState(volume, claim, this.deps.backups.get(ns, source.volumeBackup), job);
+    const backup = this.deps.backups.get(ns, source.volumeBackup);
+    let jobPods = job ? this.deps.pods.byOwner(job.metadata?.uid ?? '') : [];
+    // The pods' watch may be behind the Job's: how the copy ended is read live before it is judged.
+    if (job && needsLivePods(job, jobPods)) jobPods = await this.liveJobPods(machine, job);
+    const backupClaim =
+      !job && !isRestored(volume, claim)
+        ? await this.backupClaim(ns, backup, source.volume)
+        : () => undefined;
+    const state = restoreState(volume, { claim, backup, job, jobPods, backupClaim });
     switch (state.kind) {
       case 'none':
       case 'restored':
         return { kind: 'ok' };
       case 'failed':
-        return { kind: 'failed', failure: state };
+        if (state.copyOutput !== undefined && readyReason(before) !== state.reason) {
+          this.deps.events.warning(machine, {
+            reason: 'RestoreCopyFailed',
+            action: 'Restore',
+            note: `Restore Job ${restoreJobName(machine, volume)} of volume ${volume.name} failed; its copy pod said: ${state.copyOutput.slice(-EVENT_OUTPUT_MAX_CHARS)}`,
+          });
+        }
+        return { kind: 'failed', failure: { reason: state.reason, message: state.message } };
       case 'waiting':
         if (state.reason === 'BackupNotFound' && readyReason(before) !== 'BackupNotFound') {
           this.deps.events.warning(machine, { reason: state.reason, action: 'Restore', note: state.message });
@@ -117,11 +145,16 @@ export class VolumePreparation {
         return { kind: 'waiting', phase: 'Pending', verdict: state };
       case 'copying':
         return restoring(state.message);
-      case 'succeeded': {
+      case 'verified': {
         if (!claim)
           return restoring(`volume ${volume.name}: waiting for claim ${claimName(machine, volume)}`);
         await this.kube.mergePatch(CoreTypes.PersistentVolumeClaim, claim, {
-          metadata: { annotations: { [RESTORED_FROM_ANNOTATION]: restoredFromValue(source) } },
+          metadata: {
+            annotations: {
+              [RESTORED_FROM_ANNOTATION]: restoredFromValue(source),
+              [RESTORED_MANIFEST_ANNOTATION]: manifestValue(state.manifest),
+            },
+          },
         });
         // The mark is the record now. The Job's finished pod would count as a user of both claims
         // (PVC protection) and keep them from ever being deleted: the Job goes, its pod with it.
@@ -129,7 +162,9 @@ export class VolumePreparation {
         this.deps.events.normal(machine, {
           reason: 'RestoreCompleted',
           action: 'Restore',
-          note: `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup} into claim ${claimName(machine, volume)}`,
+          note: state.checked
+            ? `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup} into claim ${claimName(machine, volume)}, verified: ${describeManifest(state.manifest)}, as the backup recorded`
+            : `Restored volume ${volume.name} from VolumeBackup ${source.volumeBackup} into claim ${claimName(machine, volume)} (${describeManifest(state.manifest)}), checked against the backup claim by the copy but not against a recorded manifest: the VolumeBackup was made before copies were verified and records none`,
         });
         return { kind: 'ok' };
       }
@@ -138,8 +173,7 @@ export class VolumePreparation {
         // (claims and Jobs come through separate watches): look before copying again.
         const live =
           claim && (await this.kube.get(CoreTypes.PersistentVolumeClaim, ns, claimName(machine, volume)));
-        if (live && restoreState(volume, live, undefined, undefined).kind === 'restored')
-          return { kind: 'ok' };
+        if (live && isRestored(volume, live)) return { kind: 'ok' };
         if (!claim) {
           const made = await this.kube.create(
             CoreTypes.PersistentVolumeClaim,
@@ -151,24 +185,33 @@ export class VolumePreparation {
             return { kind: 'failed', failure: claimConflict(claimName(machine, volume)) };
           }
         }
+        const copy = {
+          backupClaimName: state.backupClaimName,
+          image: this.deps.restoreJobImage,
+          activeDeadlineSeconds: this.deps.restoreDeadlineSeconds,
+          ...(state.manifest ? { expect: state.manifest } : {}),
+        };
+        // Root keeps every owner; where the namespace's Pod Security level refuses a root pod
+        // (admission's answer to a dry run), the copy runs as non-root and tells the mover why.
+        const privilege = copyPrivilege(
+          await podRefusal(this.deps.client, restoreProbePod(machine, volume, copy), this.kube.signal),
+        );
         const made = await this.kube.create(
           CoreTypes.Job,
-          desiredRestoreJob(
-            machine,
-            volume,
-            state.backupClaimName,
-            this.deps.restoreJobImage,
-            this.deps.restoreDeadlineSeconds,
-          ),
+          desiredRestoreJob(machine, volume, { ...copy, privilege }),
         );
         if ('existing' in made && made.existing && !isControlledBy(made.existing, machine)) {
           return { kind: 'failed', failure: jobConflict(made.existing) };
         }
         if ('created' in made) {
+          const as =
+            privilege.mode === 'root'
+              ? 'as root'
+              : `as uid ${privilege.uid} (Pod Security "${privilege.level}")`;
           this.deps.events.normal(machine, {
             reason: 'RestoreStarted',
             action: 'Restore',
-            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} (backup claim ${state.backupClaimName}) with Job ${restoreJobName(machine, volume)}`,
+            note: `Restoring volume ${volume.name} from VolumeBackup ${source.volumeBackup} (backup claim ${state.backupClaimName}${state.manifest ? `, expecting ${describeManifest(state.manifest)}` : ', no recorded manifest'}) with Job ${restoreJobName(machine, volume)} ${as}`,
           });
         }
         return restoring(
@@ -176,6 +219,33 @@ export class VolumePreparation {
         );
       }
     }
+  }
+
+  /**
+   * The backup claim a Completed backup names for `volume`, read live (backup claims are not the
+   * provider's: its cache holds none), for restoreSource's check that it is still there and Bound.
+   */
+  private async backupClaim(
+    namespace: string,
+    backup: VolumeBackup | undefined,
+    volume: string,
+  ): Promise<(name: string) => V1PersistentVolumeClaim | undefined> {
+    const name = backup?.status?.volumes?.find((v) => v.name === volume)?.backupClaimName;
+    if (backup?.status?.phase !== 'Completed' || !name) return () => undefined;
+    const claim = await this.kube.get(CoreTypes.PersistentVolumeClaim, namespace, name);
+    return (wanted) => (wanted === name ? claim : undefined);
+  }
+
+  /** A restore Job's pods as the API server has them now (they carry the Job's labels). */
+  private async liveJobPods(machine: StatefulSetMachine, job: V1Job): Promise<V1Pod[]> {
+    const pods = await this.kube.list(
+      CoreTypes.Pod,
+      machine.metadata.namespace ?? '',
+      `${MACHINE_LABEL}=${machine.metadata.name},${ROLE_LABEL}=restore`,
+    );
+    return pods.filter((pod) =>
+      pod.metadata?.ownerReferences?.some((ref) => ref.controller && ref.uid === job.metadata?.uid),
+    );
   }
 }
 

@@ -17,7 +17,12 @@ import {
 } from '../../../examples/statefulset-provider/src/controller.ts';
 import { StatefulSetMachineReconciler } from '../../../examples/statefulset-provider/src/reconciler.ts';
 import { STATEFUL_SET } from '../../../examples/statefulset-provider/src/statefulset.ts';
-import { VOLUME_BACKUP, type VolumeBackup } from '../../../src/apis/index.ts';
+import {
+  type BackedUpVolume,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+  type VolumeManifest,
+} from '../../../src/apis/index.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import { FakeCluster } from '../../support/fake/cluster.ts';
@@ -54,9 +59,13 @@ export function withStopRequest(m: StatefulSetMachine): StatefulSetMachine {
   };
 }
 
+/** The manifest the backup recorded of volume data (what the mover measured of its copy). */
+export const MANIFEST: VolumeManifest = { files: 3, bytes: 4096, digest: `sha256:${'a'.repeat(64)}` };
+export const OTHER: VolumeManifest = { files: 2, bytes: 1024, digest: `sha256:${'b'.repeat(64)}` };
+
 export function backup(
   phase: 'Pending' | 'Completed' | 'Failed',
-  volumes = [{ name: 'data', backupClaimName: 'old-data' }],
+  volumes: BackedUpVolume[] = [{ name: 'data', backupClaimName: 'old-data', manifest: MANIFEST }],
 ): VolumeBackup {
   return {
     apiVersion: VOLUME_BACKUP.apiVersion,
@@ -143,11 +152,63 @@ export async function setup(m: StatefulSetMachine, ...seed: Array<(cluster: Fake
         jobs: await c.informer(CoreTypes.Job),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, CONTROLLER_NAME, STATEFULSET_MACHINE),
-        restoreJobImage: 'busybox:1.36',
+        restoreJobImage: 'basic-operator:dev',
         restoreDeadlineSeconds: 3600,
         now: () => NOW,
       }),
   );
+}
+
+/** The backup claim `old-data` the VolumeBackup controller made (the operator's label: not cached here). */
+export function backupClaim(phase = 'Bound'): (cluster: FakeCluster) => void {
+  return (cluster) =>
+    cluster.seed(CoreTypes.PersistentVolumeClaim, {
+      metadata: {
+        name: 'old-data',
+        namespace: 'ns',
+        labels: { 'app.kubernetes.io/managed-by': 'basic-operator' },
+      },
+      status: { phase },
+    });
+}
+
+/** What the mover writes as its termination message on success. */
+export function copyReport(source: VolumeManifest, target: VolumeManifest): string {
+  return JSON.stringify({ v: 1, source, target, copyMs: 40, manifestMs: 7 });
+}
+
+/** A pod of `job`, as the Job controller makes it, whose copy container ended with `exitCode`. */
+export function copyPod(job: V1Job, name: string, exitCode: number, message?: string): V1Pod {
+  return {
+    metadata: {
+      name,
+      namespace: 'ns',
+      labels: job.spec?.template.metadata?.labels ?? {},
+      ownerReferences: [
+        {
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          name: job.metadata?.name ?? '',
+          uid: job.metadata?.uid ?? '',
+          controller: true,
+        },
+      ],
+    },
+    spec: job.spec?.template.spec ?? { containers: [] },
+    status: {
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      containerStatuses: [
+        {
+          name: 'copy',
+          image: 'basic-operator:dev',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode, ...(message !== undefined ? { message } : {}) } },
+        },
+      ],
+    },
+  };
 }
 
 /** Marks a Job finished, as the Job controller would. */

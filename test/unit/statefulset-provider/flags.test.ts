@@ -23,9 +23,9 @@ describe('statefulset-provider flags', () => {
     assert.notEqual(LEASE_NAME, FLAGS['leader-election-id'].default);
   });
 
-  it('reads the restore image and deadline', () => {
+  it("reads the restore image (basic-operator's own, whose mover copies) and deadline", () => {
     assert.deepEqual(readProviderFlags(parse([]).flags), {
-      restoreJobImage: 'busybox:1.36',
+      restoreJobImage: 'ghcr.io/basicoperator/basic-operator:0.1.0',
       restoreDeadlineSeconds: 3600,
     });
     assert.deepEqual(

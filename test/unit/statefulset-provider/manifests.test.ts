@@ -77,8 +77,8 @@ describe('the provider RBAC', () => {
     }
   });
 
-  it('only reads pods and VolumeBackups, and never deletes a StatefulSet or a claim', () => {
-    assert.deepEqual(verbs('', 'pods'), ['get', 'list', 'watch']);
+  it('only reads pods (create is for dry runs: reconciler.test.ts) and VolumeBackups, and never deletes a StatefulSet or a claim', () => {
+    assert.deepEqual(verbs('', 'pods'), ['create', 'get', 'list', 'watch']);
     assert.deepEqual(verbs('infra.basicoperator.dev', 'volumebackups'), ['get', 'list', 'watch']);
     assert.deepEqual(verbs('apps', 'statefulsets'), ['create', 'get', 'list', 'patch', 'watch']);
     assert.deepEqual(verbs('', 'persistentvolumeclaims'), ['create', 'get', 'list', 'patch', 'watch']);

@@ -9,18 +9,27 @@ import {
   STATEFULSET_MACHINE,
   type StatefulSetMachine,
 } from '../../../examples/statefulset-provider/src/api.ts';
-import { RESTORED_FROM_ANNOTATION } from '../../../examples/statefulset-provider/src/names.ts';
+import {
+  RESTORED_FROM_ANNOTATION,
+  RESTORED_MANIFEST_ANNOTATION,
+} from '../../../examples/statefulset-provider/src/names.ts';
 import { desiredRestoreJob } from '../../../examples/statefulset-provider/src/restore.ts';
 import { desiredRestoreClaim, STATEFUL_SET } from '../../../examples/statefulset-provider/src/statefulset.ts';
 import { VOLUME_BACKUP } from '../../../src/apis/index.ts';
+import { ApiError } from '../../../src/runtime/client/errors.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import type { FakeCluster } from '../../support/fake/cluster.ts';
 import type { Harness } from '../../support/fake/harness.ts';
 import {
   backup,
+  backupClaim,
+  copyPod,
+  copyReport,
   finished,
+  MANIFEST,
   machine,
   NOW,
+  OTHER,
   RESTORING,
   RUNNING_AND_READY,
   setup,
@@ -183,8 +192,30 @@ describe('StatefulSetMachineReconciler: realizing', () => {
 });
 
 describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
-  it('waits with a clear condition for a missing backup, then restores before the StatefulSet exists', async () => {
-    const h = await setup(machine(RESTORING));
+  /** The restore Job on the server, finished as `type` says, with one copy pod that ended so. */
+  async function jobEnds(h: H, type: 'Complete' | 'Failed', exitCode: number, message?: string) {
+    const job: V1Job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
+    h.cluster.seed(CoreTypes.Pod, copyPod(job, 'db-data-restore-x1', exitCode, message));
+    h.cluster.server.update(
+      CoreTypes.Job,
+      finished(job, type, type === 'Failed' ? 'BackoffLimitExceeded' : ''),
+      'status',
+    );
+    await h.cluster.sync();
+    h.client.clearActions();
+  }
+
+  /** A machine whose restore Job was created; the backup (`backup('Completed')` unless given) is there. */
+  async function restoreStarted(volumeBackup = backup('Completed')): Promise<H> {
+    const h = await setup(machine(RESTORING), (c) => c.seed(VOLUME_BACKUP, volumeBackup), backupClaim());
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary({ kind: 'Job' }), ['create Job db-data-restore']);
+    await h.cluster.sync();
+    return h;
+  }
+
+  it('waits with a clear condition for a missing backup, then restores before the StatefulSet exists, verified against the manifest the backup recorded', async () => {
+    const h = await setup(machine(RESTORING), backupClaim());
     assert.equal(await h.reconcile('db'), undefined);
     assert.deepEqual(h.client.writeSummary(), []);
     assert.equal(h.status.last('db')?.phase, 'Pending');
@@ -212,8 +243,25 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
     await h.reconcile('db');
     assert.deepEqual(h.client.writeSummary(), [
       'create PersistentVolumeClaim data-db-0',
+      'create Pod db-data-restore- (dry run)',
       'create Job db-data-restore',
     ]);
+    assert.ok(
+      h.client.actions.some((a) => a.verb === 'get' && a.name === 'old-data'),
+      'the backup claim is read live: it is not in the cache',
+    );
+    const job = h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body as V1Job;
+    assert.deepEqual(
+      job,
+      desiredRestoreJob(machine(RESTORING), RESTORING.volumes![0]!, {
+        backupClaimName: 'old-data',
+        image: 'basic-operator:dev',
+        activeDeadlineSeconds: 3600,
+        privilege: { mode: 'root' },
+        expect: MANIFEST,
+      }),
+    );
+    assert.equal(h.cluster.server.list(CoreTypes.Pod).length, 0, 'the dry run stored no pod');
     assert.equal(h.status.last('db')?.phase, 'Provisioning');
     assert.equal(ready(h)?.reason, 'Restoring');
 
@@ -222,9 +270,7 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
     await h.reconcile('db');
     assert.deepEqual(h.client.writeSummary(), [], 'the Job is copying');
 
-    const job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
-    h.cluster.server.update(CoreTypes.Job, finished(job, 'Complete'), 'status');
-    await h.cluster.sync();
+    await jobEnds(h, 'Complete', 0, copyReport(MANIFEST, MANIFEST));
     await h.reconcile('db');
     assert.deepEqual(h.client.writeSummary(), [
       'patch PersistentVolumeClaim data-db-0',
@@ -233,6 +279,7 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
     ]);
     const claim = h.cluster.server.get(CoreTypes.PersistentVolumeClaim, 'ns', 'data-db-0');
     assert.equal(claim.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], 'old/data');
+    assert.equal(claim.metadata?.annotations?.[RESTORED_MANIFEST_ANNOTATION], `3:4096:${MANIFEST.digest}`);
     assert.equal(claim.metadata?.ownerReferences?.[0]?.kind, 'StatefulSetMachine');
     assert.deepEqual(h.eventSummary(), [
       'Warning BackupNotFound',
@@ -240,14 +287,125 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
       'Normal RestoreCompleted',
       'Normal StatefulSetCreated',
     ]);
+    assert.match(
+      h.events.events[2]?.note ?? '',
+      /verified: 3 files, 4096 bytes, sha256:a{64}, as the backup recorded/,
+    );
+  });
+
+  it('where Pod Security refuses a root copy pod: the restore copies as uid 65532 and tells the mover the level', async () => {
+    const h = await setup(
+      machine(RESTORING),
+      (c) => c.seed(VOLUME_BACKUP, backup('Completed')),
+      backupClaim(),
+    );
+    h.client.fail(
+      { verb: 'create', kind: 'Pod', name: 'db-data-restore-' },
+      new ApiError(
+        403,
+        'Forbidden',
+        'pods "db-data-restore-x" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true',
+      ),
+    );
+    await h.reconcile('db');
+    const job = h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body as V1Job;
+    const spec = job.spec?.template.spec;
+    assert.equal(spec?.securityContext?.runAsUser, 65532);
+    assert.deepEqual(spec?.containers[0]?.args?.slice(-2), ['--pod-security-level', 'restricted']);
+    assert.match(h.events.events.at(-1)?.note ?? '', /as uid 65532 \(Pod Security "restricted"\)/);
+  });
+
+  it("a restored tree that differs from the backup's manifest: RestoreVerificationFailed, the claim unmarked, the Job kept, no StatefulSet", async () => {
+    const h = await restoreStarted();
+    await jobEnds(h, 'Complete', 0, copyReport(OTHER, OTHER));
+    assert.equal(await h.reconcile('db'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(status?.failureReason, 'RestoreVerificationFailed');
+    assert.match(
+      status?.failureMessage ?? '',
+      /expected 3 files, 4096 bytes, sha256:a{64}, found 2 files, 1024 bytes, sha256:b{64}; the StatefulSet is not created on unproven data; delete the Job to try again/,
+    );
+    assert.deepEqual(h.eventSummary().at(-1), 'Warning RestoreVerificationFailed');
+    const claim = h.cluster.server.get(CoreTypes.PersistentVolumeClaim, 'ns', 'data-db-0');
+    assert.equal(claim.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], undefined);
+  });
+
+  it('a Job that succeeded whose copy pod left no report: RestoreVerificationFailed (read live first), never the StatefulSet', async () => {
+    const h = await restoreStarted();
+    const job: V1Job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
+    h.cluster.server.update(CoreTypes.Job, finished(job, 'Complete'), 'status');
+    await h.cluster.sync();
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.ok(
+      h.client.actions.some((a) => a.verb === 'list' && a.kind === 'Pod'),
+      'no cached pod: listed live',
+    );
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('db')?.failureReason, 'RestoreVerificationFailed');
+    assert.match(h.status.last('db')?.failureMessage ?? '', /copy pod is gone and left no report/);
+  });
+
+  it('a copy pod the cache does not show yet: its report is read live, and the restore goes on', async () => {
+    const h = await restoreStarted();
+    const job: V1Job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
+    h.cluster.server.update(CoreTypes.Job, finished(job, 'Complete'), 'status');
+    await h.cluster.sync();
+    h.cluster.seed(CoreTypes.Pod, copyPod(job, 'db-data-restore-x1', 0, copyReport(MANIFEST, MANIFEST)));
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), [
+      'patch PersistentVolumeClaim data-db-0',
+      'delete Job db-data-restore',
+      'create StatefulSet db',
+    ]);
+  });
+
+  it('a backup recorded before copies were verified: accepted, with a Normal Event that says it was not checked against a recorded manifest', async () => {
+    const h = await restoreStarted(backup('Completed', [{ name: 'data', backupClaimName: 'old-data' }]));
+    await jobEnds(h, 'Complete', 0, copyReport(OTHER, OTHER));
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary().at(-1), 'create StatefulSet db');
+    const completed = h.events.events.find((e) => e.reason === 'RestoreCompleted');
+    assert.match(completed?.note ?? '', /not against a recorded manifest/);
+  });
+
+  it("a failed restore copy: terminal, and its pod's last words reach a Warning RestoreCopyFailed (once) and the failure message; no StatefulSet", async () => {
+    const h = await restoreStarted();
+    const said = 'walking /source\nNoSpace: /target/big: write: no space left on device';
+    await jobEnds(h, 'Failed', 1, said);
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('db');
+    assert.equal(status?.phase, 'Failed');
+    assert.equal(status?.failureReason, 'RestoreFailed');
+    assert.match(
+      status?.failureMessage ?? '',
+      /BackoffLimitExceeded.*its copy pod said: walking \/source\nNoSpace: .*no space left on device; delete the Job/s,
+    );
+    assert.deepEqual(h.eventSummary().slice(-2), ['Warning RestoreCopyFailed', 'Warning RestoreFailed']);
+    assert.match(h.events.events.at(-2)?.note ?? '', /no space left on device$/);
+
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.equal(h.eventSummary().filter((e) => e === 'Warning RestoreCopyFailed').length, 1);
+  });
+
+  it('a backup claim that is gone: BackupClaimLost at once, terminal, naming it; no claim, no Job', async () => {
+    const h = await setup(machine(RESTORING), (c) => c.seed(VOLUME_BACKUP, backup('Completed')));
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('db');
+    assert.equal(status?.failureReason, 'BackupClaimLost');
+    assert.match(status?.failureMessage ?? '', /backup claim old-data of volume data does not exist/);
   });
 
   it('a failed restore Job is a terminal failure, and no StatefulSet is made', async () => {
-    const h = await setup(machine(RESTORING), (c) => c.seed(VOLUME_BACKUP, backup('Completed')));
-    await h.reconcile('db');
-    await h.cluster.sync();
+    const h = await restoreStarted();
     const job: V1Job = h.cluster.server.get(CoreTypes.Job, 'ns', 'db-data-restore');
-    h.cluster.server.update(CoreTypes.Job, finished(job, 'Failed', 'BackoffLimitExceeded'), 'status');
+    h.cluster.server.update(CoreTypes.Job, finished(job, 'Failed', 'DeadlineExceeded'), 'status');
     await h.cluster.sync();
     h.client.clearActions();
     await h.reconcile('db');
@@ -255,7 +413,7 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
     const status = h.status.last('db');
     assert.equal(status?.phase, 'Failed');
     assert.equal(status?.failureReason, 'RestoreFailed');
-    assert.match(status?.failureMessage ?? '', /BackoffLimitExceeded/);
+    assert.match(status?.failureMessage ?? '', /DeadlineExceeded/);
   });
 
   it('a failed backup is a terminal failure', async () => {
@@ -336,7 +494,15 @@ describe('StatefulSetMachineReconciler: the stop handshake', () => {
     assert.ok(volume);
     const h = await setup(m, (c) => {
       c.seed(VOLUME_BACKUP, backup('Completed'));
-      c.seed(CoreTypes.Job, desiredRestoreJob(m, volume, 'old-data', 'busybox:1.36', 3600));
+      c.seed(
+        CoreTypes.Job,
+        desiredRestoreJob(m, volume, {
+          backupClaimName: 'old-data',
+          image: 'basic-operator:dev',
+          activeDeadlineSeconds: 3600,
+          privilege: { mode: 'root' },
+        }),
+      );
       c.seed(CoreTypes.PersistentVolumeClaim, {
         ...desiredRestoreClaim(m, volume),
         status: { phase: 'Bound' },

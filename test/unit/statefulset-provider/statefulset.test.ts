@@ -8,12 +8,13 @@ import {
   providerID,
   restoreJobName,
 } from '../../../examples/statefulset-provider/src/names.ts';
-import { desiredRestoreJob } from '../../../examples/statefulset-provider/src/restore.ts';
+import { desiredRestoreJob, restoreProbePod } from '../../../examples/statefulset-provider/src/restore.ts';
 import {
   desiredRestoreClaim,
   desiredStatefulSet,
 } from '../../../examples/statefulset-provider/src/statefulset.ts';
-import { VOLUME_COPY_COMMAND } from '../../../src/apis/index.ts';
+import { MOVER_COMMAND } from '../../../src/apis/index.ts';
+import { restrictedViolations } from '../../support/pod-security.ts';
 import { machine, RESTORING } from './fixtures.ts';
 
 describe('desiredStatefulSet', () => {
@@ -93,16 +94,53 @@ describe('restore claim and Job', () => {
     assert.equal(claim.metadata?.ownerReferences?.[0]?.uid, m.metadata.uid);
   });
 
-  it('copies the backup claim into it with the project volume-copy pod, within a deadline', () => {
-    const job = desiredRestoreJob(m, volume, 'old-data', 'busybox:1.36', 600);
+  it("copies the backup claim into it with the project's volume-copy pod (the mover, expecting the backup's manifest), within a deadline", () => {
+    const manifest = { files: 3, bytes: 4096, digest: `sha256:${'a'.repeat(64)}` };
+    const job = desiredRestoreJob(m, volume, {
+      backupClaimName: 'old-data',
+      image: 'basic-operator:dev',
+      activeDeadlineSeconds: 600,
+      privilege: { mode: 'root' },
+      expect: manifest,
+    });
     assert.equal(job.metadata?.name, 'db-data-restore');
     assert.equal(job.spec?.activeDeadlineSeconds, 600);
-    assert.deepEqual(job.spec?.template.spec?.containers[0]?.command, [...VOLUME_COPY_COMMAND]);
+    const container = job.spec?.template.spec?.containers[0];
+    assert.deepEqual(container?.command, [...MOVER_COMMAND]);
+    assert.deepEqual(container?.args?.slice(-2), ['--expect', `3:4096:${manifest.digest}`]);
+    assert.equal(job.spec?.template.spec?.securityContext?.runAsUser, 0);
     assert.deepEqual(
       job.spec?.template.spec?.volumes?.map((v) => v.persistentVolumeClaim?.claimName),
       ['old-data', 'data-db-0'],
     );
     assert.equal(job.metadata?.labels?.['examples.basicoperator.dev/role'], 'restore');
+    assert.equal(
+      job.spec?.template.metadata?.labels?.['infra.basicoperator.dev/role'],
+      'restore',
+      'marked as a copy pod of the project',
+    );
+    assert.equal(
+      job.spec?.template.metadata?.labels?.[MACHINE_LABEL],
+      'db',
+      'in the cache, and wakes the machine',
+    );
+  });
+
+  it('runs as non-root where Pod Security refuses root (the probe asks), passing the profile', () => {
+    const copy = { backupClaimName: 'old-data', image: 'basic-operator:dev', activeDeadlineSeconds: 600 };
+    const job = desiredRestoreJob(m, volume, {
+      ...copy,
+      privilege: { mode: 'nonroot', uid: 65532, gid: 65532, level: 'restricted' },
+    });
+    const spec = job.spec?.template.spec;
+    assert.deepEqual(spec?.containers[0]?.args?.slice(-2), ['--pod-security-level', 'restricted']);
+    assert.deepEqual(restrictedViolations(spec!), []);
+    const probe = restoreProbePod(m, volume, copy);
+    assert.equal(probe.metadata?.generateName, 'db-data-restore-');
+    assert.deepEqual(
+      probe.spec,
+      desiredRestoreJob(m, volume, { ...copy, privilege: { mode: 'root' } }).spec?.template.spec,
+    );
   });
 });
 

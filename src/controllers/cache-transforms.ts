@@ -25,6 +25,7 @@ import {
   RESTORE_FAILURE_ANNOTATION,
   RESTORED_FROM_ANNOTATION,
 } from './podmachine/names.ts';
+import { COPY_FAILURE_ANNOTATION, COPY_REPORT_ANNOTATION } from './volumebackup/names.ts';
 
 /**
  * What the runtime's metadata-only caches keep too (slimMetadata): identity (keys, uid
@@ -105,8 +106,12 @@ export function podTransform(pool: StringPool): (pod: V1Pod) => V1Pod {
 
 export const JOB_FIELDS: Shape<V1Job> = {
   ...TYPE,
-  // Role, volume and attempt labels (podmachine/reconciler.ts, volumebackup/progress.ts).
-  metadata: METADATA,
+  // Role, volume and attempt labels (podmachine/reconciler.ts, volumebackup/progress.ts); a copy's
+  // recorded report or failure (volumebackup/progress.ts).
+  metadata: {
+    ...METADATA,
+    annotations: { [COPY_REPORT_ANNOTATION]: true, [COPY_FAILURE_ANNOTATION]: true },
+  },
   status: {
     // Complete or Failed, why and when (podmachine/restore.ts, volumebackup/progress.ts).
     conditions: CONDITION,
@@ -121,10 +126,12 @@ export const JOB_FIELDS: Shape<V1Job> = {
 
 export const CLAIM_FIELDS: Shape<V1PersistentVolumeClaim> = {
   ...TYPE,
-  // A restored claim is marked, a failed restore recorded (podmachine/restore.ts).
+  // A restored claim is marked, a failed restore recorded (podmachine/restore.ts); a backup claim's
+  // finalizer is held and let go (volumebackup/backup-claims.ts).
   metadata: {
     ...METADATA,
     annotations: { [RESTORED_FROM_ANNOTATION]: true, [RESTORE_FAILURE_ANNOTATION]: true },
+    finalizers: true,
   },
   // A backup claim is as big as its source, of the same class (volumebackup/children.ts).
   spec: { resources: { requests: true }, storageClassName: 'shared' },

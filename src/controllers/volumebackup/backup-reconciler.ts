@@ -1,10 +1,13 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   type BackupSourceVolume,
+  copyPodProbe,
+  copyPrivilege,
   type Machine,
   VOLUME_BACKUP,
   type VolumeBackup,
   type VolumeBackupPhase,
+  type VolumeBackupStatus,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
@@ -15,15 +18,26 @@ import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
-import { findCondition } from '../../runtime/write/conditions.ts';
+import { podRefusal } from '../../runtime/write/admission.ts';
+import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { desiredBackupClaim, desiredCopyJob } from './children.ts';
+import { mayReleaseClaim, RESTORABLE, restorableCondition } from './backup-claims.ts';
+import { copyJobTemplate, desiredBackupClaim, desiredCopyJob } from './children.ts';
+import { copyRecord, describeReport } from './copy-record.ts';
 import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
-import { backupClaimName, skipRequested } from './names.ts';
+import {
+  BACKUP_CLAIM_FINALIZER,
+  backupClaimName,
+  COPY_FAILURE_ANNOTATION,
+  COPY_REPORT_ANNOTATION,
+  skipRequested,
+  VOLUME_LABEL,
+} from './names.ts';
 import {
   attemptsByVolume,
   computeBackupStatus,
-  copyAttempt,
+  copyRecorded,
   isTerminal,
   READY,
   type RetryPolicy,
@@ -80,14 +94,23 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
 
   async reconcile(request: Request, ctx: ReconcileContext<VolumeBackup>): Promise<Result | undefined> {
     const cached = this.deps.backups.get(request.namespace, request.name);
+    await this.releaseClaimsOfGoneBackup(request, cached, ctx);
     if (!cached || isBeingDeleted(cached)) return undefined;
     // The status as last handed over: the cache may not show it yet.
     const backup: VolumeBackup = { ...cached, status: ctx.status.latest(cached) };
-    const jobs = this.deps.jobs
-      .byOwner(backup.metadata.uid ?? '')
-      .filter((job) => isControlledBy(job, backup));
-    await this.releaseFinishedJobPods(jobs, ctx);
-    if (backup.status?.phase === 'Completed') return undefined;
+    const recorded = await this.recordFinishedCopies(
+      backup,
+      this.deps.jobs.byOwner(backup.metadata.uid ?? '').filter((job) => isControlledBy(job, backup)),
+      ctx,
+    );
+    const { jobs } = recorded;
+    // A finished backup may still have a pod whose end is on its way: look again for it.
+    const afterRecording =
+      recorded.retryInMs === undefined ? undefined : { requeueAfterMs: recorded.retryInMs };
+    if (backup.status?.phase === 'Completed') {
+      await this.keepBackupClaims(cached, backup, ctx);
+      return afterRecording;
+    }
     const skipped = this.machineSkipsBackup(backup);
     if (backup.status?.phase === 'Failed' && !skipped) {
       const stalled = stalledAfterTheFact(
@@ -96,7 +119,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         this.deps.now?.() ?? new Date(),
       );
       if (stalled) ctx.status.write(cached, stalled);
-      return undefined;
+      return afterRecording;
     }
 
     const now = this.deps.now?.() ?? new Date();
@@ -128,12 +151,91 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       },
       now,
     );
-    ctx.status.write(cached, status);
+    ctx.status.write(
+      cached,
+      status.phase === 'Completed' ? this.withRestorable(backup, status, now) : status,
+    );
     this.reportPhaseChange({ ...backup, status }, before, ctx);
-    if (isTerminal(status.phase)) return undefined;
+    if (isTerminal(status.phase)) return afterRecording;
     // Look again at the deadline at the latest, even if no Job or claim ever changes again.
     const untilDeadline = deadline - now.getTime();
-    return { requeueAfterMs: Math.max(Math.min(retryInMs ?? untilDeadline, untilDeadline), 1) };
+    const soonest = Math.min(retryInMs ?? untilDeadline, recorded.retryInMs ?? untilDeadline, untilDeadline);
+    return { requeueAfterMs: Math.max(soonest, 1) };
+  }
+
+  /** `status` with the Restorable condition as the cached claims show it. */
+  private withRestorable(backup: VolumeBackup, status: VolumeBackupStatus, now: Date): VolumeBackupStatus {
+    const ns = backup.metadata.namespace ?? '';
+    const restorable = restorableCondition(backup, (name) => this.deps.claims.get(ns, name));
+    return { ...status, conditions: setCondition(status.conditions, restorable, now) };
+  }
+
+  /**
+   * A Completed backup keeps its bytes: each backup claim holds BACKUP_CLAIM_FINALIZER (claims made
+   * before it existed get it now), and the Restorable condition says whether a restore can still read
+   * them, with a Warning Event when that turns False.
+   */
+  private async keepBackupClaims(
+    cached: VolumeBackup,
+    backup: VolumeBackup,
+    ctx: ReconcileContext<VolumeBackup>,
+  ): Promise<void> {
+    const ns = backup.metadata.namespace ?? '';
+    for (const volume of backup.spec.volumes) {
+      const claim = this.deps.claims.get(ns, backupClaimName(backup, volume.name));
+      if (!claim || isBeingDeleted(claim) || !isControlledBy(claim, backup)) continue;
+      if (!hasFinalizer(claim, BACKUP_CLAIM_FINALIZER)) {
+        await addFinalizer(this.deps.client, CoreTypes.PersistentVolumeClaim, claim, BACKUP_CLAIM_FINALIZER, {
+          signal: ctx.signal,
+        });
+      }
+    }
+    const status = backup.status ?? {};
+    const previous = findCondition(status.conditions, RESTORABLE);
+    const next = this.withRestorable(backup, status, this.deps.now?.() ?? new Date());
+    const restorable = findCondition(next.conditions, RESTORABLE);
+    if (previous?.status === restorable?.status && previous?.reason === restorable?.reason) return;
+    ctx.status.write(cached, next);
+    if (restorable?.status === 'False') {
+      this.deps.events.warning(backup, {
+        reason: restorable.reason,
+        action: 'Backup',
+        note: restorable.message,
+      });
+    }
+  }
+
+  /**
+   * Lets go of the backup claims of a VolumeBackup that is gone or being deleted: their finalizer
+   * held them while it lived; now they may follow it (the garbage collector deletes them). That
+   * includes an earlier VolumeBackup of the name `live` has now (another uid): its claims must go
+   * before `live` can make its own.
+   */
+  private async releaseClaimsOfGoneBackup(
+    request: Request,
+    live: VolumeBackup | undefined,
+    ctx: ReconcileContext<VolumeBackup>,
+  ): Promise<void> {
+    const claims = this.deps.claims
+      .list({ namespace: request.namespace })
+      .filter((claim) => controllerRefOf(claim)?.name === request.name);
+    for (const claim of claims) {
+      if (!mayReleaseClaim(claim, live)) continue;
+      try {
+        await removeFinalizer(
+          this.deps.client,
+          CoreTypes.PersistentVolumeClaim,
+          claim,
+          BACKUP_CLAIM_FINALIZER,
+          {
+            signal: ctx.signal,
+          },
+        );
+        ctx.log.info('released a backup claim of a deleted VolumeBackup', { claim: claim.metadata?.name });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
   }
 
   /** The DeadlineExceeded message: for each volume not copied, where its latest copy Job stands. */
@@ -206,6 +308,8 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     const current = this.progressOf(backup, jobs, now);
     for (const [i, volume] of backup.spec.volumes.entries()) {
       let p = current[i]!;
+      const foreign = p.state === 'start' ? this.notTheMachinesClaim(backup, volume) : undefined;
+      if (foreign) p = { volume: volume.name, state: 'failed', message: foreign };
       if (p.state === 'start') {
         const claim = await this.ensureBackupClaim(backup, volume, ctx);
         if ('failed' in claim) p = { volume: volume.name, state: 'failed', message: claim.failed };
@@ -228,18 +332,70 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
   }
 
   /**
-   * Deletes the pods of finished copy Jobs (the Jobs stay: they are the record of each attempt). The
-   * PVC protection controller counts every scheduled pod that names a claim as a user, finished or
-   * not, so these pods would otherwise keep the Machine's claims (and the backup claims) forever.
+   * Records how each finished copy Job ended (the pod's verified report, or why the copy is not
+   * proven) on the Job, then deletes its pods. The Job stays as the record of its attempt; the pod
+   * must go, since the PVC protection controller counts every scheduled pod that names a claim as a
+   * user, finished or not, so these pods would otherwise keep the Machine's claims (and the backup
+   * claims) forever. Returns the Jobs as recorded, and when to look again for a pod whose end the
+   * cache does not show yet.
    */
-  private async releaseFinishedJobPods(
+  private async recordFinishedCopies(
+    backup: VolumeBackup,
     jobs: readonly V1Job[],
     ctx: ReconcileContext<VolumeBackup>,
-  ): Promise<void> {
+  ): Promise<{ jobs: V1Job[]; retryInMs: number | undefined }> {
+    const now = (this.deps.now?.() ?? new Date()).getTime();
+    let retryInMs: number | undefined;
+    const out: V1Job[] = [];
     for (const job of jobs) {
-      const outcome = copyAttempt(job)?.outcome;
-      if (outcome === undefined || outcome === 'running') continue;
-      for (const pod of this.deps.pods.byOwner(job.metadata?.uid ?? '')) {
+      const pods = this.deps.pods.byOwner(job.metadata?.uid ?? '');
+      const record = copyRecord(job, pods, now);
+      if (record?.kind === 'wait') {
+        retryInMs = Math.min(retryInMs ?? record.retryInMs, record.retryInMs);
+        out.push(job);
+        continue;
+      }
+      let current = job;
+      if (record) {
+        const volume = job.metadata?.labels?.[VOLUME_LABEL] ?? '';
+        const annotation: Record<string, string> =
+          record.kind === 'report'
+            ? { [COPY_REPORT_ANNOTATION]: record.value }
+            : { [COPY_FAILURE_ANNOTATION]: record.message };
+        try {
+          await this.deps.client.patch(CoreTypes.Job, {
+            namespace: job.metadata?.namespace,
+            name: job.metadata?.name ?? '',
+            patchType: 'merge',
+            body: { metadata: { uid: job.metadata?.uid, annotations: annotation } },
+            signal: ctx.signal,
+          });
+        } catch (err) {
+          // The Job went (the backup is being deleted): nothing to record, nothing to copy into.
+          if (isNotFound(err)) continue;
+          throw err;
+        }
+        current = {
+          ...job,
+          metadata: { ...job.metadata, annotations: { ...job.metadata?.annotations, ...annotation } },
+        };
+        if (record.kind === 'report') {
+          this.deps.events.normal(backup, {
+            reason: 'CopyVerified',
+            action: 'Backup',
+            note: `${describeReport(volume, record.report)} (Job ${job.metadata?.name})`,
+          });
+        } else {
+          this.deps.events.warning(backup, {
+            reason: 'CopyFailed',
+            action: 'Backup',
+            note: `volume ${volume}: copy Job ${job.metadata?.name}: ${record.message}`,
+          });
+        }
+      }
+      out.push(current);
+      if (!copyRecorded(current)) continue;
+      for (const pod of pods) {
         if (isBeingDeleted(pod)) continue;
         try {
           await this.deps.client.delete(CoreTypes.Pod, pod.metadata?.namespace, pod.metadata?.name ?? '', {
@@ -251,10 +407,30 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         }
       }
     }
+    return { jobs: out, retryInMs };
+  }
+
+  /**
+   * Why `volume` may not be copied, for a VolumeBackup that names a Machine: such a backup copies only
+   * the claim that Machine (this very uid) reports for that volume, so naming a Machine lends no
+   * other claim of the namespace the backup's standing. Undefined for a standalone backup.
+   */
+  private notTheMachinesClaim(backup: VolumeBackup, volume: BackupSourceVolume): string | undefined {
+    const { machineName, machineUID } = backup.spec;
+    if (machineName === undefined) return undefined;
+    const machine = this.deps.machines.get(backup.metadata.namespace, machineName);
+    const only = 'a VolumeBackup that names a Machine copies only the claims that Machine reports';
+    if (!machine || machine.metadata.uid !== machineUID) {
+      return `volume ${volume.name}: Machine ${machineName} (uid ${machineUID}) not found; ${only}`;
+    }
+    const reported = machine.status?.volumes?.find((v) => v.name === volume.name)?.claimName;
+    if (reported === volume.claimName) return undefined;
+    return `volume ${volume.name}: claim ${volume.claimName} is not the claim Machine ${machineName} reports for it (${reported ?? 'none'}); ${only}`;
   }
 
   /** Whether the backed-up Machine is being deleted with the skip-backup annotation set. */
   private machineSkipsBackup(backup: VolumeBackup): boolean {
+    if (backup.spec.machineName === undefined) return false;
     const machine = this.deps.machines.get(backup.metadata.namespace, backup.spec.machineName);
     return (
       machine !== undefined &&
@@ -390,14 +566,19 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     deadlineSeconds: number,
     ctx: ReconcileContext<VolumeBackup>,
   ): Promise<string | { failed: string } | undefined> {
-    const job = desiredCopyJob(
-      backup,
-      volume.name,
-      volume.claimName,
-      attempt,
-      this.deps.copyImage,
-      deadlineSeconds,
+    const copy = { image: this.deps.copyImage, sourceClaim: volume.claimName, attempt };
+    // Root preserves owners; where Pod Security refuses a root pod, the copy runs as non-root.
+    const rootTemplate = copyJobTemplate(backup, volume.name, { ...copy, privilege: { mode: 'root' } });
+    const refusal = await podRefusal(
+      this.deps.client,
+      copyPodProbe(rootTemplate, backup.metadata.namespace, `${backup.metadata.name}-probe-`.slice(0, 58)),
+      ctx.signal,
     );
+    const privilege = copyPrivilege(refusal);
+    if (privilege.mode === 'nonroot') {
+      ctx.log.info('the namespace refuses root copies; copying as non-root', { level: privilege.level });
+    }
+    const job = desiredCopyJob(backup, volume.name, { ...copy, privilege }, deadlineSeconds);
     const name = job.metadata?.name ?? '';
     try {
       await this.deps.client.create(CoreTypes.Job, job, { signal: ctx.signal });

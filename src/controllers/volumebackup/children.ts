@@ -1,8 +1,20 @@
 // The backup claims and copy Jobs of a VolumeBackup, built from it and the source claim (pure).
-import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import { VOLUME_BACKUP, type VolumeBackup, volumeCopyPodTemplate } from '../../apis/index.ts';
+import type { V1Job, V1PersistentVolumeClaim, V1PodTemplateSpec } from '@kubernetes/client-node';
+import {
+  type CopyPrivilege,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+  volumeCopyPodTemplate,
+} from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
-import { ATTEMPT_LABEL, backupClaimName, childLabels, copyJobName, ROLE_LABEL } from './names.ts';
+import {
+  ATTEMPT_LABEL,
+  BACKUP_CLAIM_FINALIZER,
+  backupClaimName,
+  childLabels,
+  copyJobName,
+  ROLE_LABEL,
+} from './names.ts';
 
 /** Used when the source claim does not say how big it is (it always does once admitted). */
 export const FALLBACK_SIZE = '1Gi';
@@ -28,6 +40,8 @@ export function desiredBackupClaim(
       namespace: backup.metadata.namespace,
       labels: childLabels(backup, volume),
       ownerReferences: [controllerReference(backup, VOLUME_BACKUP)],
+      // Held while the VolumeBackup exists (backup-claims.ts): a claim delete cannot take its bytes.
+      finalizers: [BACKUP_CLAIM_FINALIZER],
     },
     spec: {
       accessModes: ['ReadWriteOnce'],
@@ -35,6 +49,33 @@ export function desiredBackupClaim(
       ...(storageClassName ? { storageClassName } : {}),
     },
   };
+}
+
+/** One attempt of a volume's copy: from which claim, with which image, as whom. */
+export interface CopyAttemptSpec {
+  image: string;
+  sourceClaim: string;
+  attempt: number;
+  privilege: CopyPrivilege;
+}
+
+function copyLabels(backup: VolumeBackup, volume: string, attempt: number): Record<string, string> {
+  return { ...childLabels(backup, volume), [ROLE_LABEL]: 'backup', [ATTEMPT_LABEL]: String(attempt) };
+}
+
+/** The pod template of a copy Job: the mover copies the source claim into the backup claim. */
+export function copyJobTemplate(
+  backup: VolumeBackup,
+  volume: string,
+  copy: CopyAttemptSpec,
+): V1PodTemplateSpec {
+  return volumeCopyPodTemplate({
+    image: copy.image,
+    sourceClaim: copy.sourceClaim,
+    targetClaim: backupClaimName(backup, volume),
+    labels: copyLabels(backup, volume, copy.attempt),
+    privilege: copy.privilege,
+  });
 }
 
 /**
@@ -46,25 +87,22 @@ export function desiredBackupClaim(
 export function desiredCopyJob(
   backup: VolumeBackup,
   volume: string,
-  sourceClaimName: string,
-  attempt: number,
-  image: string,
+  copy: CopyAttemptSpec,
   activeDeadlineSeconds: number,
 ): V1Job {
-  const labels = { ...childLabels(backup, volume), [ROLE_LABEL]: 'backup', [ATTEMPT_LABEL]: String(attempt) };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: copyJobName(backup, volume, attempt),
+      name: copyJobName(backup, volume, copy.attempt),
       namespace: backup.metadata.namespace,
-      labels,
+      labels: copyLabels(backup, volume, copy.attempt),
       ownerReferences: [controllerReference(backup, VOLUME_BACKUP)],
     },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds,
-      template: volumeCopyPodTemplate(image, sourceClaimName, backupClaimName(backup, volume), labels),
+      template: copyJobTemplate(backup, volume, copy),
     },
   };
 }

@@ -46,9 +46,11 @@ export function registerMachineBackupController(manager: Manager): void {
     .for(MACHINE)
     // Its one condition on the Machine, beside the Machine controller's: each owns its own fields.
     .status({ strategy: 'apply' })
-    .watches<VolumeBackup>(VOLUME_BACKUP, (backup) => [
-      { namespace: backup.metadata.namespace ?? '', name: backup.spec.machineName },
-    ])
+    .watches<VolumeBackup>(VOLUME_BACKUP, (backup) =>
+      backup.spec.machineName === undefined
+        ? []
+        : [{ namespace: backup.metadata.namespace ?? '', name: backup.spec.machineName }],
+    )
     .complete(
       new MachineBackupReconciler({
         client: manager.client,

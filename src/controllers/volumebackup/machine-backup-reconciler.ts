@@ -4,6 +4,7 @@ import {
   VOLUME_BACKUP,
   VOLUME_BACKUP_FINALIZER,
   type VolumeBackup,
+  type VolumeBackupReference,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
@@ -50,8 +51,10 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
   async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
     const machine = this.deps.machines.get(request.namespace, request.name);
     if (!machine) return undefined;
-    const backup = this.deps.backups.get(request.namespace, backupName(machine));
-    const plan = planMachine(machine, backup);
+    // What this controller last handed over: the cache may not show the record yet.
+    const recorded = ctx.status.latest(machine)?.volumeBackup;
+    const backup = this.deps.backups.get(request.namespace, recorded?.name ?? backupName(machine));
+    const plan = planMachine(machine, backup, recorded);
     try {
       await this.execute(machine, plan, ctx);
     } catch (err) {
@@ -90,32 +93,51 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
         this.writeCondition(machine, plan.condition, ctx);
         return;
       case 'create-backup': {
+        let created: VolumeBackup;
         try {
-          await client.create<VolumeBackup>(VOLUME_BACKUP, plan.backup, { signal: ctx.signal });
-          const name = plan.backup.metadata.name;
-          ctx.log.info('created the VolumeBackup', { volumeBackup: name });
-          events.normal(machine, {
-            reason: 'BackupStarted',
-            action: 'Backup',
-            note: `Created VolumeBackup ${name} for ${plan.backup.spec.volumes.length} volumes`,
-          });
+          created = await client.create<VolumeBackup>(VOLUME_BACKUP, plan.backup, { signal: ctx.signal });
         } catch (err) {
-          // Created by an earlier reconcile (or process) that the cache has not shown us yet.
-          if (!isAlreadyExists(err)) throw err;
+          // Someone else's, or ours from a create whose answer was lost: either way not provably
+          // ours, and the next reconcile, which sees it, says so (BackupConflict).
+          if (isAlreadyExists(err)) return;
+          throw err;
         }
-        this.writeCondition(machine, plan.condition, ctx);
+        const name = created.metadata.name ?? '';
+        ctx.log.info('created the VolumeBackup', { volumeBackup: name, uid: created.metadata.uid });
+        events.normal(machine, {
+          reason: 'BackupStarted',
+          action: 'Backup',
+          note: `Created VolumeBackup ${name} for ${plan.backup.spec.volumes.length} volumes`,
+        });
+        // The proof that this backup is the operator's: its uid, recorded at once (a crash before
+        // this write leaves a backup the operator cannot prove is its own: BackupConflict).
+        this.writeCondition(machine, plan.condition, ctx, { name, uid: created.metadata.uid ?? '' });
+        await ctx.status.flush(machine);
         return;
       }
     }
   }
 
-  /** Sets the `VolumeBackup` condition, with an Event when its reason changes. */
-  private writeCondition(machine: Machine, condition: ConditionInput, ctx: ReconcileContext<Machine>): void {
-    const conditions = ctx.status.latest(machine)?.conditions;
+  /**
+   * Sets the `VolumeBackup` condition, with an Event when its reason changes, and the record of the
+   * operator's VolumeBackup (`record`, or the one already recorded: an apply drops what it omits).
+   */
+  private writeCondition(
+    machine: Machine,
+    condition: ConditionInput,
+    ctx: ReconcileContext<Machine>,
+    record?: VolumeBackupReference,
+  ): void {
+    const latest = ctx.status.latest(machine);
+    const conditions = latest?.conditions;
     const previous = findCondition(conditions, MACHINE_BACKUP_CONDITION);
     const next = setCondition(conditions, condition, this.deps.now?.() ?? new Date());
-    // Only this entry: the Machine controller owns the rest of the status (see the builder's apply).
-    ctx.status.write(machine, { conditions: next.filter((c) => c.type === MACHINE_BACKUP_CONDITION) });
+    const volumeBackup = record ?? latest?.volumeBackup;
+    // Only these fields: the Machine controller owns the rest of the status (see the builder's apply).
+    ctx.status.write(machine, {
+      conditions: next.filter((c) => c.type === MACHINE_BACKUP_CONDITION),
+      ...(volumeBackup ? { volumeBackup } : {}),
+    });
     const event = EVENT_FOR_REASON[condition.reason];
     if (event && previous?.reason !== condition.reason) {
       this.deps.events.record(machine, {

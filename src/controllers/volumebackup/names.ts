@@ -20,6 +20,18 @@ export const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
 /** On copy Jobs: 1 for the first Job of a volume, 2 for its first retry, and so on. */
 export const ATTEMPT_LABEL = 'infra.basicoperator.dev/attempt';
 export const ROLE_LABEL = 'infra.basicoperator.dev/role';
+/**
+ * On a copy Job whose pod succeeded: the pod's report (the source's and the copy's manifests, equal),
+ * written by this controller before it deletes the pod. The Job is the record of its attempt.
+ */
+export const COPY_REPORT_ANNOTATION = 'infra.basicoperator.dev/copy-report';
+/** On a copy Job whose copy is not proven: why (the pod's last words, or what was missing). */
+export const COPY_FAILURE_ANNOTATION = 'infra.basicoperator.dev/copy-failure';
+/**
+ * On backup claims: held while their VolumeBackup exists, so a `kubectl delete pvc` cannot take a
+ * backup's bytes (the claim stays, Terminating, until its VolumeBackup goes).
+ */
+export const BACKUP_CLAIM_FINALIZER = 'infra.basicoperator.dev/backup-claim';
 
 export const MAX_OBJECT_NAME = 253;
 export const MAX_LABEL_VALUE = 63;

@@ -6,6 +6,7 @@ import {
   VOLUME_BACKUP,
   VOLUME_BACKUP_FINALIZER,
   type VolumeBackup,
+  type VolumeBackupReference,
 } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
@@ -102,12 +103,41 @@ const SKIP_HINT =
   'set the annotation infra.basicoperator.dev/skip-backup="true" on the Machine to delete it without a backup';
 
 /**
- * Decides the next step for `machine`, given the VolumeBackup named after it (`backup`, if it exists).
- * A live Machine gets the finalizer iff its policy is OnDelete. A Machine being deleted is released
- * once its backup Completed (or when skipped, policy None, or it has no volumes); until then the plan
- * says in a condition what it waits for.
+ * Why a Completed VolumeBackup does not cover `machine`'s volumes, or undefined when it does: the
+ * same volumes as the provider reports (names and claims, none missing, none more), each with a
+ * verified copy.
  */
-export function planMachine(machine: Machine, backup: VolumeBackup | undefined): MachinePlan {
+export function coverageGap(machine: Machine, backup: VolumeBackup): string | undefined {
+  const wanted = volumesToBackUp(machine);
+  const have = new Map(backup.spec.volumes.map((v) => [v.name, v.claimName]));
+  for (const volume of wanted) {
+    const claim = have.get(volume.name);
+    if (claim === undefined) return `it has no volume ${volume.name}`;
+    if (volume.claimName !== undefined && claim !== volume.claimName) {
+      return `its volume ${volume.name} is claim ${claim}, the Machine's is ${volume.claimName}`;
+    }
+    if (!backup.status?.volumes?.find((v) => v.name === volume.name)?.manifest) {
+      return `volume ${volume.name} has no verified copy`;
+    }
+  }
+  const extra = backup.spec.volumes.find((v) => !wanted.some((w) => w.name === v.name));
+  if (extra) return `it has volume ${extra.name}, which the Machine does not report`;
+  return undefined;
+}
+
+/**
+ * Decides the next step for `machine`, given the VolumeBackup the operator recorded for it
+ * (`recorded`, from the Machine's status) and the one of that name, or of the name it would get
+ * (`backup`, if it exists). A live Machine gets the finalizer iff its policy is OnDelete. A Machine
+ * being deleted is released once the backup the operator itself created Completed with a verified
+ * copy of every volume (or when skipped, policy None, or it has no volumes); until then the plan
+ * says in a condition what it waits for. Any other VolumeBackup of that name is a conflict.
+ */
+export function planMachine(
+  machine: Machine,
+  backup: VolumeBackup | undefined,
+  recorded: VolumeBackupReference | undefined,
+): MachinePlan {
   const held = hasFinalizer(machine, VOLUME_BACKUP_FINALIZER);
   const policy = backupPolicy(machine);
   if (!isBeingDeleted(machine)) {
@@ -125,20 +155,12 @@ export function planMachine(machine: Machine, backup: VolumeBackup | undefined):
       message: 'backup policy is None; no backup taken',
     };
   }
-  const name = backupName(machine);
-  if (backup && backup.spec.machineUID !== machine.metadata.uid) {
-    return {
-      action: 'wait',
-      condition: condition(
-        machine,
-        'False',
-        'BackupConflict',
-        `VolumeBackup ${name} exists but belongs to another Machine (uid ${backup.spec.machineUID}); ${SKIP_HINT}`,
-      ),
-    };
-  }
+  const name = backup?.metadata.name ?? recorded?.name ?? backupName(machine);
+  // Identity, not names: only the VolumeBackup whose uid the operator recorded when it created it.
+  const ours = backup !== undefined && recorded !== undefined && backup.metadata.uid === recorded.uid;
   const phase = backup?.status?.phase;
-  if (phase === 'Completed') {
+  const gap = ours && phase === 'Completed' ? coverageGap(machine, backup) : undefined;
+  if (ours && phase === 'Completed' && gap === undefined) {
     return {
       action: 'remove-finalizer',
       reason: 'BackupCompleted',
@@ -152,12 +174,20 @@ export function planMachine(machine: Machine, backup: VolumeBackup | undefined):
     };
   }
   if (skipRequested(machine)) {
-    if (!backup || findCondition(backup.status?.conditions, SKIPPED)?.status === 'True') {
+    // A backup that is not the operator's cannot record the skip: the annotation alone lets go.
+    if (
+      !backup ||
+      !ours ||
+      gap !== undefined ||
+      findCondition(backup.status?.conditions, SKIPPED)?.status === 'True'
+    ) {
       return {
         action: 'remove-finalizer',
         reason: 'BackupSkipped',
         message: backup
-          ? `skip-backup annotation set; VolumeBackup ${name} records the skip`
+          ? ours && gap === undefined
+            ? `skip-backup annotation set; VolumeBackup ${name} records the skip`
+            : `skip-backup annotation set; VolumeBackup ${name} is not this Machine's backup`
           : 'skip-backup annotation set; no backup taken',
         condition: condition(
           machine,
@@ -174,6 +204,31 @@ export function planMachine(machine: Machine, backup: VolumeBackup | undefined):
         'False',
         'BackupSkipped',
         `skip-backup annotation set; waiting for VolumeBackup ${name} to record the skip`,
+      ),
+    };
+  }
+  if (backup && !ours) {
+    const expected = recorded
+      ? `the operator recorded VolumeBackup ${recorded.name} (uid ${recorded.uid}) for it`
+      : 'the operator has recorded no VolumeBackup for it';
+    return {
+      action: 'wait',
+      condition: condition(
+        machine,
+        'False',
+        'BackupConflict',
+        `VolumeBackup ${name} (uid ${backup.metadata.uid}, for Machine ${backup.spec.machineName ?? 'none'} uid ${backup.spec.machineUID ?? 'none'}) was not created by the operator for this deletion of Machine ${machine.metadata.name} (uid ${machine.metadata.uid}); ${expected}. It is never taken as this Machine's backup: delete it to let the operator back the Machine up, or ${SKIP_HINT}`,
+      ),
+    };
+  }
+  if (gap !== undefined) {
+    return {
+      action: 'wait',
+      condition: condition(
+        machine,
+        'False',
+        'BackupConflict',
+        `VolumeBackup ${name} completed but does not prove a copy of this Machine's volumes: ${gap}. The Machine is kept; delete the VolumeBackup to back it up again, or ${SKIP_HINT}`,
       ),
     };
   }

@@ -2,10 +2,14 @@
 import type { V1Job } from '@kubernetes/client-node';
 import {
   jobOutcome,
+  parseCopyReport,
+  sameManifest,
   type VolumeBackup,
   type VolumeBackupPhase,
   type VolumeBackupStatus,
+  type VolumeManifest,
 } from '../../apis/index.ts';
+import { toMillis } from '../../runtime/time.ts';
 import {
   type ConditionInput,
   findCondition,
@@ -14,7 +18,13 @@ import {
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
-import { ATTEMPT_LABEL, backupClaimName, VOLUME_LABEL } from './names.ts';
+import {
+  ATTEMPT_LABEL,
+  backupClaimName,
+  COPY_FAILURE_ANNOTATION,
+  COPY_REPORT_ANNOTATION,
+  VOLUME_LABEL,
+} from './names.ts';
 
 export const READY = 'Ready';
 /** True once the Machine was let go without waiting for this backup (SKIP_BACKUP_ANNOTATION). */
@@ -43,22 +53,59 @@ export function exponentialRetry(maxAttempts: number, initialMs: number): RetryP
 export interface CopyAttempt {
   attempt: number;
   name: string;
-  outcome: 'running' | 'succeeded' | 'failed';
+  /**
+   * `finishing`: the Job completed but its pod's report is not recorded on it yet. `succeeded` only
+   * with a recorded report whose two manifests are equal.
+   */
+  outcome: 'running' | 'finishing' | 'succeeded' | 'failed';
+  /** The verified copy's manifest, when succeeded. */
+  manifest?: VolumeManifest;
   /** When a failed attempt failed (ms since the epoch). */
   failedAt?: number;
   /** Why it failed. */
   message?: string;
 }
 
-/** One copy Job as a CopyAttempt; undefined for a Job without a usable attempt label. */
+/** Whether a finished copy Job carries the record of its outcome (written before its pod goes). */
+export function copyRecorded(job: V1Job): boolean {
+  const annotations = job.metadata?.annotations ?? {};
+  return (
+    annotations[COPY_REPORT_ANNOTATION] !== undefined || annotations[COPY_FAILURE_ANNOTATION] !== undefined
+  );
+}
+
+/**
+ * One copy Job as a CopyAttempt; undefined for a Job without a usable attempt label. A Job that
+ * completed proves nothing by itself: it succeeded only once the report of its pod, recorded on it,
+ * shows a copy equal to its source.
+ */
 export function copyAttempt(job: V1Job): CopyAttempt | undefined {
   const attempt = Number(job.metadata?.labels?.[ATTEMPT_LABEL]);
   if (!Number.isInteger(attempt) || attempt < 1) return undefined;
   const name = job.metadata?.name ?? '';
   const outcome = jobOutcome(job);
-  if (outcome?.done === 'succeeded') return { attempt, name, outcome: 'succeeded' };
+  const failure = job.metadata?.annotations?.[COPY_FAILURE_ANNOTATION];
+  if (outcome?.done === 'succeeded') {
+    const failedAt = toMillis(job.status?.completionTime);
+    const failed = (message: string): CopyAttempt => ({
+      attempt,
+      name,
+      outcome: 'failed',
+      message,
+      ...(failedAt !== undefined ? { failedAt } : {}),
+    });
+    if (failure !== undefined) return failed(failure);
+    const recorded = job.metadata?.annotations?.[COPY_REPORT_ANNOTATION];
+    if (recorded === undefined) return { attempt, name, outcome: 'finishing' };
+    const report = parseCopyReport(recorded);
+    if (!report || !sameManifest(report.source, report.target)) {
+      return failed('the recorded copy report does not prove an equal copy');
+    }
+    return { attempt, name, outcome: 'succeeded', manifest: report.target };
+  }
   if (outcome?.done === 'failed') {
-    const { message, failedAt } = outcome;
+    const { failedAt } = outcome;
+    const message = failure === undefined ? outcome.message : `${outcome.message}: ${failure}`;
     return { attempt, name, outcome: 'failed', message, ...(failedAt !== undefined ? { failedAt } : {}) };
   }
   return { attempt, name, outcome: 'running' };
@@ -78,7 +125,7 @@ export function attemptsByVolume(jobs: readonly V1Job[]): Map<string, CopyAttemp
 }
 
 export type VolumeProgress =
-  | { volume: string; state: 'copied' }
+  | { volume: string; state: 'copied'; manifest: VolumeManifest }
   | { volume: string; state: 'copying'; attempt: number; job: string }
   /** Start attempt `attempt` now (after `lastFailure` if it is a retry). */
   | { volume: string; state: 'start'; attempt: number; lastFailure?: string }
@@ -91,10 +138,13 @@ export function volumeProgress(
   policy: RetryPolicy,
   now: number,
 ): VolumeProgress {
-  if (attempts.some((a) => a.outcome === 'succeeded')) return { volume, state: 'copied' };
+  const verified = attempts.find((a) => a.outcome === 'succeeded')?.manifest;
+  if (verified) return { volume, state: 'copied', manifest: verified };
   const last = attempts.at(-1);
   if (!last) return { volume, state: 'start', attempt: 1 };
-  if (last.outcome === 'running') return { volume, state: 'copying', attempt: last.attempt, job: last.name };
+  if (last.outcome === 'running' || last.outcome === 'finishing') {
+    return { volume, state: 'copying', attempt: last.attempt, job: last.name };
+  }
   const lastFailure = `copy Job ${last.name} failed: ${last.message ?? 'no reason given'}`;
   if (last.attempt >= policy.maxAttempts) {
     return {
@@ -143,7 +193,12 @@ function readyCondition(phase: VolumeBackupPhase, facts: BackupFacts, skippedNow
     ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
   };
   if (phase === 'Completed') {
-    return { ...base, status: 'True', reason: 'BackupCompleted', message: `all ${total} volumes copied` };
+    return {
+      ...base,
+      status: 'True',
+      reason: 'BackupCompleted',
+      message: `all ${total} volumes copied and verified`,
+    };
   }
   if (phase === 'Failed') {
     if (skippedNow) {
@@ -212,10 +267,18 @@ export function computeBackupStatus(backup: VolumeBackup, facts: BackupFacts, no
     phase,
     startTime,
     ...(completionTime !== undefined ? { completionTime } : {}),
-    volumes: backup.spec.volumes.map((v) => ({
-      name: v.name,
-      backupClaimName: backupClaimName(backup, v.name),
-    })),
+    volumes: backup.spec.volumes.map((v) => {
+      const copied = facts.progress.find((p) => p.volume === v.name && p.state === 'copied');
+      const manifest =
+        copied?.state === 'copied'
+          ? copied.manifest
+          : current?.volumes?.find((c) => c.name === v.name)?.manifest;
+      return {
+        name: v.name,
+        backupClaimName: backupClaimName(backup, v.name),
+        ...(manifest ? { manifest } : {}),
+      };
+    }),
     attempts: Math.max(current?.attempts ?? 0, facts.jobCount),
     ...(facts.generation !== undefined ? { observedGeneration: facts.generation } : {}),
     conditions: conditions ?? [],

@@ -299,6 +299,13 @@ describe('CRD details', () => {
     assert.ok(
       nodeAt(volumeBackupCrd, '.spec')['x-kubernetes-validations']?.includes(RULES.volumeBackupSpecImmutable),
     );
+    // A VolumeBackup copies at least one volume, and names a Machine by name and uid or not at all.
+    assert.equal(nodeAt(volumeBackupCrd, '.spec.volumes').minItems, 1);
+    assert.ok(
+      nodeAt(volumeBackupCrd, '.spec')['x-kubernetes-validations']?.includes(
+        RULES.volumeBackupMachineComplete,
+      ),
+    );
     for (const rule of [
       RULES.selectorImmutable,
       RULES.machineVolumesImmutable,

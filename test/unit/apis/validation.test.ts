@@ -33,6 +33,19 @@ describe('validators accept valid objects', () => {
     assert.deepEqual(validateVolumeBackup(edited(volumeBackup(), { status: undefined })), VALID);
   });
 
+  it('a standalone VolumeBackup (neither machineName nor machineUID), and a verified manifest', () => {
+    const standalone = edited(volumeBackup(), {
+      'spec.machineName': undefined,
+      'spec.machineUID': undefined,
+    });
+    assert.deepEqual(validateVolumeBackup(standalone), VALID);
+    const manifest = { files: 3, bytes: 4096, digest: `sha256:${'ab'.repeat(32)}` };
+    assert.deepEqual(
+      validateVolumeBackup(edited(volumeBackup(), { 'status.volumes.0.manifest': manifest })),
+      VALID,
+    );
+  });
+
   it('with only the required fields', () => {
     const minimalDeployment = {
       apiVersion: 'apps.basicoperator.dev/v1alpha1',
@@ -281,10 +294,22 @@ describe('validators reject invalid objects with readable messages', () => {
       ],
     ],
     [
-      'a VolumeBackup without machineUID and a negative attempt count',
+      'a VolumeBackup with no volumes and a negative attempt count',
+      () => validateVolumeBackup(edited(volumeBackup(), { 'spec.volumes': [], 'status.attempts': -1 })),
+      ['spec.volumes: must NOT have fewer than 1 items', 'status.attempts: must be >= 0'],
+    ],
+    [
+      'a VolumeBackup whose recorded manifest is negative and not a sha256 digest',
       () =>
-        validateVolumeBackup(edited(volumeBackup(), { 'spec.machineUID': undefined, 'status.attempts': -1 })),
-      ['spec.machineUID: is required', 'status.attempts: must be >= 0'],
+        validateVolumeBackup(
+          edited(volumeBackup(), {
+            'status.volumes.0.manifest': { files: 1, bytes: -1, digest: 'md5:abc' },
+          }),
+        ),
+      [
+        'status.volumes[0].manifest.bytes: must be >= 0',
+        'status.volumes[0].manifest.digest: must match pattern "^sha256:[0-9a-f]{64}$"',
+      ],
     ],
     [
       'a VolumeBackup with an unknown phase and a non-RFC 3339 start time',
@@ -346,6 +371,16 @@ describe('validators check the CEL rules, with the CRD messages', () => {
           edited(basicDeployment(), { 'spec.minReadySeconds': 600, 'spec.progressDeadlineSeconds': 600 }),
         ),
       ['spec.progressDeadlineSeconds: progressDeadlineSeconds must be greater than minReadySeconds'],
+    ],
+    [
+      'a VolumeBackup with machineUID but no machineName',
+      () => validateVolumeBackup(edited(volumeBackup(), { 'spec.machineName': undefined })),
+      [`spec: ${RULES.volumeBackupMachineComplete.message}`],
+    ],
+    [
+      'a VolumeBackup with machineName but no machineUID',
+      () => validateVolumeBackup(edited(volumeBackup(), { 'spec.machineUID': undefined })),
+      [`spec: ${RULES.volumeBackupMachineComplete.message}`],
     ],
     [
       'two volumes on one mount path, and a zero size',

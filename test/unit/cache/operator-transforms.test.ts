@@ -183,6 +183,16 @@ describe('the operator cache transforms', () => {
             terminated: { exitCode: 137, reason: 'OOMKilled', containerID: 'c1', startedAt: new Date(0) },
           },
         },
+        {
+          name: 'copy',
+          image: 'operator:1',
+          imageID: 'sha256:2',
+          ready: false,
+          restartCount: 0,
+          state: {
+            terminated: { exitCode: 0, reason: 'Completed', message: '{"v":1}', startedAt: new Date(0) },
+          },
+        },
       ],
     };
     assert.deepEqual(transformOf(CoreTypes.Pod)(pod).status, {
@@ -196,11 +206,17 @@ describe('the operator cache transforms', () => {
           state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } },
           lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
         },
+        // A copy pod's report: its termination message (volumebackup/copy-record.ts).
+        {
+          name: 'copy',
+          restartCount: 0,
+          state: { terminated: { exitCode: 0, reason: 'Completed', message: '{"v":1}' } },
+        },
       ],
     });
   });
 
-  it('Job: identity, labels, owners, and where it stands; not its spec', () => {
+  it("Job: identity, labels, owners, a copy's record, and where it stands; not its spec", () => {
     const job: V1Job = {
       metadata: {
         name: 'copy-1',
@@ -208,6 +224,7 @@ describe('the operator cache transforms', () => {
         uid: 'j1',
         resourceVersion: '7',
         labels: { role: 'backup' },
+        annotations: { 'infra.basicoperator.dev/copy-report': '{"v":1}', 'example.com/other': 'x' },
       },
       spec: { backoffLimit: 0, template: { spec: { containers: [{ name: 'copy', image: 'busybox' }] } } },
       status: {
@@ -225,6 +242,8 @@ describe('the operator cache transforms', () => {
         uid: 'j1',
         resourceVersion: '7',
         labels: { role: 'backup' },
+        // The record of a copy attempt (volumebackup/progress.ts); no other annotation.
+        annotations: { 'infra.basicoperator.dev/copy-report': '{"v":1}' },
       },
       status: {
         conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too long' }],
@@ -234,7 +253,7 @@ describe('the operator cache transforms', () => {
     });
   });
 
-  it('PersistentVolumeClaim: identity, the restored-from mark, size, class and phase', () => {
+  it('PersistentVolumeClaim: identity, the restored-from mark, finalizers, size, class and phase', () => {
     const claim: V1PersistentVolumeClaim = {
       metadata: {
         name: 'web-data',
@@ -258,6 +277,8 @@ describe('the operator cache transforms', () => {
         name: 'web-data',
         namespace: 'ns',
         annotations: { 'infra.basicoperator.dev/restored-from': 'old/data' },
+        // A backup claim's finalizer is held and let go by index (volumebackup/backup-claims.ts).
+        finalizers: ['kubernetes.io/pvc-protection'],
       },
       spec: { resources: { requests: { storage: '1Gi' } }, storageClassName: 'standard' },
       status: { phase: 'Bound', capacity: { storage: '2Gi' } },

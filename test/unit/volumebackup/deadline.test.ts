@@ -10,7 +10,7 @@ import {
   neverHadPods,
 } from '../../../src/controllers/volumebackup/deadline.ts';
 import { computeBackupStatus } from '../../../src/controllers/volumebackup/progress.ts';
-import { backup } from './fixtures.ts';
+import { backup, manifest } from './fixtures.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 
@@ -36,7 +36,7 @@ describe('the VolumeBackup deadline', () => {
       20_000,
       [
         { volume: 'data', state: 'copying', attempt: 1, job: 'j-data-1' },
-        { volume: 'logs', state: 'copied' },
+        { volume: 'logs', state: 'copied', manifest: manifest() },
       ],
       (v) => (v === 'data' ? 'copy Job j-data-1 could not create its pod: forbidden' : undefined),
     );
@@ -64,7 +64,7 @@ describe('the VolumeBackup deadline', () => {
     const status = computeBackupStatus(
       backup({ phase: 'Running' }),
       {
-        progress: [{ volume: 'data', state: 'copied' }],
+        progress: [{ volume: 'data', state: 'copied', manifest: manifest() }],
         jobCount: 1,
         skipped: false,
         deadlineExceeded: 'late',

@@ -1,5 +1,12 @@
 import type { V1Job } from '@kubernetes/client-node';
-import type { Machine, MachineSpec, VolumeBackup, VolumeBackupStatus } from '../../../src/apis/index.ts';
+import type {
+  Machine,
+  MachineSpec,
+  VolumeBackup,
+  VolumeBackupStatus,
+  VolumeManifest,
+} from '../../../src/apis/index.ts';
+import { COPY_REPORT_ANNOTATION } from '../../../src/controllers/volumebackup/names.ts';
 
 export const UID = '0b7c9a52-1111-2222-3333-444455556666';
 
@@ -36,10 +43,28 @@ export function backup(status?: VolumeBackupStatus): VolumeBackup {
   };
 }
 
+/** A tree's manifest, as the mover measures one; `seed` makes distinct ones. */
+export function manifest(seed = 1): VolumeManifest {
+  return {
+    files: 3 * seed,
+    bytes: 4096 * seed,
+    digest: `sha256:${seed.toString(16).padStart(2, '0').repeat(32)}`,
+  };
+}
+
+/** What a copy pod writes as its termination message (src/mover/report.ts successLine). */
+export function copyReport(source: VolumeManifest = manifest(), target: VolumeManifest = source): string {
+  return JSON.stringify({ v: 1, source, target, copyMs: 2000, manifestMs: 500 });
+}
+
+/** The annotations of a copy Job whose verified report was recorded. */
+export const REPORTED = { [COPY_REPORT_ANNOTATION]: copyReport() };
+
 export function copyJob(
   volume: string,
   attempt: number,
   condition?: { type: 'Complete' | 'Failed'; at?: string; reason?: string; message?: string },
+  annotations?: Record<string, string>,
 ): V1Job {
   return {
     metadata: {
@@ -48,6 +73,7 @@ export function copyJob(
         'infra.basicoperator.dev/volume': volume,
         'infra.basicoperator.dev/attempt': String(attempt),
       },
+      ...(annotations ? { annotations } : {}),
     },
     status: condition
       ? {

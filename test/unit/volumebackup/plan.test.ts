@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Machine, VolumeBackupStatus } from '../../../src/apis/index.ts';
+import type { Machine, VolumeBackup, VolumeBackupStatus } from '../../../src/apis/index.ts';
 import { backupFor, type MachinePlan, planMachine } from '../../../src/controllers/volumebackup/plan.ts';
-import { backup, machine } from './fixtures.ts';
+import { backup, machine, manifest, UID } from './fixtures.ts';
 
 const FINALIZER = 'infra.basicoperator.dev/volume-backup';
 const DELETED = '2025-01-01T00:00:00Z' as unknown as Date;
+const SKIP = { 'infra.basicoperator.dev/skip-backup': 'true' };
+/** What the Machine's status records of the VolumeBackup the operator created: the fixture's. */
+const RECORD = { name: 'web-0b7c9a52', uid: 'vb-uid' };
 
 function deleting(
   overrides: { annotations?: Record<string, string>; phase?: 'Stopping' | 'Stopped' } = {},
@@ -28,6 +31,10 @@ function waitReason(plan: MachinePlan): string | undefined {
   return plan.action === 'wait' ? plan.condition.reason : undefined;
 }
 
+function waitMessage(plan: MachinePlan): string {
+  return plan.action === 'wait' ? plan.condition.message : '';
+}
+
 const ready = (reason: string, message: string) => ({
   type: 'Ready',
   status: 'False' as const,
@@ -37,14 +44,28 @@ const ready = (reason: string, message: string) => ({
 });
 const withStatus = (status: VolumeBackupStatus) => backup(status);
 
+/** The fixture's backup, Completed with a verified copy of both volumes. */
+function verified(): VolumeBackup {
+  return backup({
+    phase: 'Completed',
+    volumes: [
+      { name: 'data', backupClaimName: 'web-0b7c9a52-data', manifest: manifest(1) },
+      { name: 'logs', backupClaimName: 'web-0b7c9a52-logs', manifest: manifest(2) },
+    ],
+    conditions: [{ ...ready('BackupCompleted', 'all 2 volumes copied and verified'), status: 'True' }],
+  });
+}
+
 describe('planMachine: a live Machine', () => {
   it('gets the finalizer when its policy is OnDelete (the default)', () => {
-    assert.deepEqual(planMachine(machine(), undefined), { action: 'add-finalizer' });
+    assert.deepEqual(planMachine(machine(), undefined, undefined), { action: 'add-finalizer' });
     assert.deepEqual(
-      planMachine(machine({ backup: { policy: 'OnDelete' } }, { finalizers: [FINALIZER] }), undefined),
-      {
-        action: 'none',
-      },
+      planMachine(
+        machine({ backup: { policy: 'OnDelete' } }, { finalizers: [FINALIZER] }),
+        undefined,
+        undefined,
+      ),
+      { action: 'none' },
     );
   });
 
@@ -52,9 +73,12 @@ describe('planMachine: a live Machine', () => {
     const plan = planMachine(
       machine({ backup: { policy: 'None' } }, { finalizers: ['other', FINALIZER] }),
       undefined,
+      undefined,
     );
     assert.equal(plan.action, 'remove-finalizer');
-    assert.deepEqual(planMachine(machine({ backup: { policy: 'None' } }), undefined), { action: 'none' });
+    assert.deepEqual(planMachine(machine({ backup: { policy: 'None' } }), undefined, undefined), {
+      action: 'none',
+    });
   });
 });
 
@@ -62,20 +86,17 @@ describe('planMachine: a Machine being deleted', () => {
   it('does nothing without our finalizer', () => {
     const m = deleting();
     m.metadata.finalizers = ['someone-else'];
-    assert.deepEqual(planMachine(m, undefined), { action: 'none' });
+    assert.deepEqual(planMachine(m, undefined, undefined), { action: 'none' });
   });
 
   it('waits for the Machine controller to report Stopped', () => {
-    const plan = planMachine(deleting({ phase: 'Stopping' }), undefined);
+    const plan = planMachine(deleting({ phase: 'Stopping' }), undefined, undefined);
     assert.equal(waitReason(plan), 'BackupPending');
-    assert.match(
-      plan.action === 'wait' ? plan.condition.message : '',
-      /waiting for the Machine to stop \(phase Stopping\)/,
-    );
+    assert.match(waitMessage(plan), /waiting for the Machine to stop \(phase Stopping\)/);
   });
 
   it('records the VolumeBackup, named after the Machine, from the claims in its status', () => {
-    const plan = planMachine(deleting(), undefined);
+    const plan = planMachine(deleting(), undefined, undefined);
     assert.equal(plan.action, 'create-backup');
     if (plan.action !== 'create-backup') return;
     assert.equal(plan.backup.metadata.name, 'web-0b7c9a52');
@@ -96,7 +117,7 @@ describe('planMachine: a Machine being deleted', () => {
     const m = deleting();
     m.status!.volumes = [{ name: 'data', claimName: 'web-data' }];
     assert.equal(backupFor(m), undefined);
-    assert.equal(waitReason(planMachine(m, undefined)), 'BackupPending');
+    assert.equal(waitReason(planMachine(m, undefined, undefined)), 'BackupPending');
   });
 
   it('reports progress, then failure with the way out', () => {
@@ -104,52 +125,49 @@ describe('planMachine: a Machine being deleted', () => {
       phase: 'Running',
       conditions: [ready('BackupInProgress', 'copied 1 of 2 volumes')],
     });
-    const inProgress = planMachine(deleting(), running);
+    const inProgress = planMachine(deleting(), running, RECORD);
     assert.equal(waitReason(inProgress), 'BackupInProgress');
-    assert.match(
-      inProgress.action === 'wait' ? inProgress.condition.message : '',
-      /is Running: copied 1 of 2/,
-    );
+    assert.match(waitMessage(inProgress), /is Running: copied 1 of 2/);
 
     const failed = withStatus({
       phase: 'Failed',
       conditions: [ready('BackupFailed', 'volume data: 3 of 3 failed')],
     });
-    const plan = planMachine(deleting(), failed);
+    const plan = planMachine(deleting(), failed, RECORD);
     assert.equal(waitReason(plan), 'BackupFailed');
-    assert.match(plan.action === 'wait' ? plan.condition.message : '', /3 of 3 failed.*skip-backup="true"/);
+    assert.match(waitMessage(plan), /3 of 3 failed.*skip-backup="true"/);
   });
 
-  it('releases the Machine once the backup Completed, saying so first', () => {
-    const plan = planMachine(deleting(), withStatus({ phase: 'Completed' }));
+  it('releases the Machine once its recorded backup Completed with a verified copy of every volume, saying so first', () => {
+    const plan = planMachine(deleting(), verified(), RECORD);
     assert.equal(plan.action, 'remove-finalizer');
     assert.equal(plan.action === 'remove-finalizer' && plan.reason, 'BackupCompleted');
     assert.equal(plan.action === 'remove-finalizer' && plan.condition?.status, 'True');
   });
 
   it('with the skip annotation: releases at once without a backup, or once the backup recorded the skip', () => {
-    const skip = { annotations: { 'infra.basicoperator.dev/skip-backup': 'true' } };
-    const none = planMachine(deleting({ ...skip, phase: 'Stopping' }), undefined);
+    const skip = { annotations: SKIP };
+    const none = planMachine(deleting({ ...skip, phase: 'Stopping' }), undefined, undefined);
     assert.equal(none.action === 'remove-finalizer' && none.reason, 'BackupSkipped');
 
     const failed = withStatus({ phase: 'Failed', conditions: [ready('BackupFailed', 'x')] });
-    assert.equal(waitReason(planMachine(deleting(skip), failed)), 'BackupSkipped');
+    assert.equal(waitReason(planMachine(deleting(skip), failed, RECORD)), 'BackupSkipped');
     failed.status!.conditions!.push({
       ...ready('SkipAnnotation', 'skipped'),
       type: 'Skipped',
       status: 'True',
     });
-    const recorded = planMachine(deleting(skip), failed);
+    const recorded = planMachine(deleting(skip), failed, RECORD);
     assert.equal(recorded.action === 'remove-finalizer' && recorded.reason, 'BackupSkipped');
   });
 
   it('lets go at once with policy None or without volumes', () => {
     const none = deleting();
     none.spec.backup = { policy: 'None' };
-    assert.equal(planMachine(none, undefined).action, 'remove-finalizer');
+    assert.equal(planMachine(none, undefined, undefined).action, 'remove-finalizer');
     const empty = deleting({ phase: 'Stopping' });
     empty.spec.volumes = [];
-    const plan = planMachine(empty, undefined);
+    const plan = planMachine(empty, undefined, undefined);
     assert.equal(plan.action === 'remove-finalizer' && plan.reason, 'NoVolumes');
   });
 
@@ -165,8 +183,8 @@ describe('planMachine: a Machine being deleted', () => {
       };
       return m;
     };
-    assert.equal(waitReason(planMachine(referenced('Stopping'), undefined)), 'BackupPending');
-    const plan = planMachine(referenced('Stopped'), undefined);
+    assert.equal(waitReason(planMachine(referenced('Stopping'), undefined, undefined)), 'BackupPending');
+    const plan = planMachine(referenced('Stopped'), undefined, undefined);
     assert.equal(plan.action, 'create-backup');
     assert.deepEqual(backupFor(referenced('Stopped'))?.spec.volumes, [
       { name: 'data', claimName: 'web-data' },
@@ -174,13 +192,150 @@ describe('planMachine: a Machine being deleted', () => {
     ]);
     const none = referenced('Stopped');
     none.status = { ...none.status, volumes: [] };
-    const released = planMachine(none, undefined);
+    const released = planMachine(none, undefined, undefined);
     assert.equal(released.action === 'remove-finalizer' && released.reason, 'NoVolumes');
   });
 
   it('refuses a VolumeBackup of that name that belongs to another Machine', () => {
     const foreign = backup();
     foreign.spec.machineUID = 'another';
-    assert.equal(waitReason(planMachine(deleting(), foreign)), 'BackupConflict');
+    assert.equal(waitReason(planMachine(deleting(), foreign, undefined)), 'BackupConflict');
+  });
+});
+
+describe('planMachine: only the VolumeBackup the operator created releases the Machine', () => {
+  it('one of the expected name that the operator did not record: BackupConflict naming both, even Completed', () => {
+    for (const found of [verified(), withStatus({ phase: 'Running' })]) {
+      const plan = planMachine(deleting(), found, undefined);
+      assert.equal(plan.action, 'wait', `${found.status?.phase}: the Machine is kept`);
+      assert.equal(waitReason(plan), 'BackupConflict');
+      const message = waitMessage(plan);
+      assert.match(message, /VolumeBackup web-0b7c9a52 \(uid vb-uid, for Machine web uid 0b7c9a52-1111/);
+      assert.ok(message.includes(`Machine web (uid ${UID})`), message);
+      assert.match(message, /the operator has recorded no VolumeBackup for it/);
+      assert.match(message, /skip-backup="true"/, 'says the way out');
+    }
+  });
+
+  it('one whose uid is not the recorded one (deleted and made again by hand): BackupConflict naming the recorded one', () => {
+    const plan = planMachine(deleting(), verified(), { name: 'web-0b7c9a52', uid: 'vb-before' });
+    assert.equal(waitReason(plan), 'BackupConflict');
+    const message = waitMessage(plan);
+    assert.match(message, /VolumeBackup web-0b7c9a52 \(uid vb-uid/);
+    assert.match(message, /the operator recorded VolumeBackup web-0b7c9a52 \(uid vb-before\) for it/);
+    assert.ok(message.includes(`Machine web (uid ${UID})`), message);
+  });
+
+  it("the issue's forged backup (the Machine's name and uid, no volumes, Completed at once) releases nothing", () => {
+    const forged = backup({
+      phase: 'Completed',
+      attempts: 0,
+      volumes: [],
+      conditions: [{ ...ready('BackupCompleted', 'all 0 volumes copied'), status: 'True' }],
+    });
+    forged.spec.volumes = [];
+    forged.metadata.uid = 'forged-uid';
+    for (const recorded of [undefined, RECORD]) {
+      const plan = planMachine(deleting(), forged, recorded);
+      assert.equal(plan.action, 'wait');
+      assert.equal(waitReason(plan), 'BackupConflict');
+    }
+    // Even were it recorded as the operator's, it proves no copy of the Machine's volumes.
+    const recordedForged = planMachine(deleting(), forged, { name: 'web-0b7c9a52', uid: 'forged-uid' });
+    assert.equal(waitReason(recordedForged), 'BackupConflict');
+    assert.match(
+      waitMessage(recordedForged),
+      /does not prove a copy of this Machine's volumes: it has no volume data/,
+    );
+  });
+
+  const gaps: { what: string; edit: (b: VolumeBackup) => void; says: RegExp }[] = [
+    {
+      what: 'a volume of the Machine missing',
+      edit: (b) => {
+        b.spec.volumes = b.spec.volumes.filter((v) => v.name !== 'logs');
+        b.status!.volumes = b.status!.volumes!.filter((v) => v.name !== 'logs');
+      },
+      says: /it has no volume logs/,
+    },
+    {
+      what: 'another claim for a volume',
+      edit: (b) => {
+        b.spec.volumes[0]!.claimName = 'payroll-data';
+      },
+      says: /its volume data is claim payroll-data, the Machine's is web-data/,
+    },
+    {
+      what: 'a volume the Machine does not report',
+      edit: (b) => {
+        b.spec.volumes.push({ name: 'cache', claimName: 'payroll-data' });
+        b.status!.volumes!.push({
+          name: 'cache',
+          backupClaimName: 'web-0b7c9a52-cache',
+          manifest: manifest(3),
+        });
+      },
+      says: /it has volume cache, which the Machine does not report/,
+    },
+    {
+      what: 'no manifest for a volume',
+      edit: (b) => {
+        delete b.status!.volumes![1]!.manifest;
+      },
+      says: /volume logs has no verified copy/,
+    },
+    {
+      what: 'no status volumes at all',
+      edit: (b) => {
+        delete b.status!.volumes;
+      },
+      says: /volume data has no verified copy/,
+    },
+  ];
+  for (const gap of gaps) {
+    it(`a recorded, Completed backup with ${gap.what}: BackupConflict, not released`, () => {
+      const found = verified();
+      gap.edit(found);
+      const plan = planMachine(deleting(), found, RECORD);
+      assert.equal(plan.action, 'wait');
+      assert.equal(waitReason(plan), 'BackupConflict');
+      assert.match(waitMessage(plan), /VolumeBackup web-0b7c9a52 completed but does not prove a copy/);
+      assert.match(waitMessage(plan), gap.says);
+    });
+  }
+
+  it('a recorded backup whose volumes differ only in order still releases', () => {
+    const found = verified();
+    found.spec.volumes.reverse();
+    found.status!.volumes!.reverse();
+    assert.equal(planMachine(deleting(), found, RECORD).action, 'remove-finalizer');
+  });
+
+  it('a recorded backup that was deleted: made again once the Machine is Stopped', () => {
+    const plan = planMachine(deleting(), undefined, RECORD);
+    assert.equal(plan.action, 'create-backup');
+    assert.equal(plan.action === 'create-backup' && plan.backup.metadata.name, 'web-0b7c9a52');
+    assert.equal(
+      waitReason(planMachine(deleting({ phase: 'Stopping' }), undefined, RECORD)),
+      'BackupPending',
+    );
+  });
+
+  it("the skip annotation with a VolumeBackup that is not the operator's: released (BackupSkipped)", () => {
+    for (const [found, recorded] of [
+      [verified(), undefined],
+      [withStatus({ phase: 'Running' }), { name: 'web-0b7c9a52', uid: 'vb-before' }],
+    ] as const) {
+      const plan = planMachine(deleting({ annotations: SKIP }), found, recorded);
+      assert.equal(plan.action, 'remove-finalizer');
+      if (plan.action !== 'remove-finalizer') return;
+      assert.equal(plan.reason, 'BackupSkipped');
+      assert.match(plan.message, /VolumeBackup web-0b7c9a52 is not this Machine's backup/);
+      assert.equal(plan.condition?.reason, 'BackupSkipped');
+    }
+    const gap = verified();
+    delete gap.status!.volumes;
+    const plan = planMachine(deleting({ annotations: SKIP }), gap, RECORD);
+    assert.equal(plan.action === 'remove-finalizer' && plan.reason, 'BackupSkipped');
   });
 });

@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  COPY_FAILURE_ANNOTATION,
+  COPY_REPORT_ANNOTATION,
+} from '../../../src/controllers/volumebackup/names.ts';
+import {
   attemptsByVolume,
   type BackupFacts,
   computeBackupStatus,
   copyAttempt,
+  copyRecorded,
   exponentialRetry,
   volumeProgress,
 } from '../../../src/controllers/volumebackup/progress.ts';
-import { backup, copyJob } from './fixtures.ts';
+import { backup, copyJob, copyReport, manifest, REPORTED } from './fixtures.ts';
 
 const POLICY = exponentialRetry(3, 10_000);
 const T0 = Date.parse('2025-01-01T00:00:00Z');
@@ -25,7 +30,7 @@ describe('copyAttempt and attemptsByVolume', () => {
     const jobs = [
       copyJob('data', 2),
       copyJob('data', 1, { type: 'Failed', reason: 'BackoffLimitExceeded', message: 'Job has failed' }),
-      copyJob('logs', 1, { type: 'Complete' }),
+      copyJob('logs', 1, { type: 'Complete' }, REPORTED),
     ];
     const byVolume = attemptsByVolume(jobs);
     assert.deepEqual(byVolume.get('data'), [
@@ -38,7 +43,66 @@ describe('copyAttempt and attemptsByVolume', () => {
       },
       { attempt: 2, name: 'web-0b7c9a52-data-2', outcome: 'running' },
     ]);
-    assert.equal(byVolume.get('logs')?.[0]?.outcome, 'succeeded');
+    assert.deepEqual(byVolume.get('logs'), [
+      { attempt: 1, name: 'web-0b7c9a52-logs-1', outcome: 'succeeded', manifest: manifest() },
+    ]);
+  });
+
+  it('a completed Job is finishing, not succeeded, until the report of its pod is recorded on it', () => {
+    const done = copyJob('data', 1, { type: 'Complete' });
+    assert.equal(copyRecorded(done), false);
+    assert.deepEqual(copyAttempt(done), { attempt: 1, name: 'web-0b7c9a52-data-1', outcome: 'finishing' });
+    const recorded = copyJob('data', 1, { type: 'Complete' }, REPORTED);
+    assert.equal(copyRecorded(recorded), true);
+    assert.equal(copyAttempt(recorded)?.outcome, 'succeeded');
+  });
+
+  it('a completed Job whose recorded report shows a copy unlike its source failed', () => {
+    const unequal = copyJob(
+      'data',
+      1,
+      { type: 'Complete' },
+      { [COPY_REPORT_ANNOTATION]: copyReport(manifest(1), manifest(2)) },
+    );
+    assert.deepEqual(copyAttempt(unequal), {
+      attempt: 1,
+      name: 'web-0b7c9a52-data-1',
+      outcome: 'failed',
+      message: 'the recorded copy report does not prove an equal copy',
+    });
+    const garbled = copyJob(
+      'data',
+      1,
+      { type: 'Complete' },
+      { [COPY_REPORT_ANNOTATION]: 'copied, trust me' },
+    );
+    assert.equal(copyAttempt(garbled)?.outcome, 'failed');
+  });
+
+  it('a Job with a recorded failure failed, with why', () => {
+    const completed = copyJob(
+      'data',
+      1,
+      { type: 'Complete' },
+      { [COPY_FAILURE_ANNOTATION]: 'the copy pod left no message' },
+    );
+    assert.deepEqual(copyAttempt(completed), {
+      attempt: 1,
+      name: 'web-0b7c9a52-data-1',
+      outcome: 'failed',
+      message: 'the copy pod left no message',
+    });
+    const failed = copyJob(
+      'data',
+      1,
+      { type: 'Failed', reason: 'BackoffLimitExceeded', message: 'Job has failed' },
+      { [COPY_FAILURE_ANNOTATION]: 'OwnerNotPreserved: /source/pg is owned by 999' },
+    );
+    assert.equal(
+      copyAttempt(failed)?.message,
+      'BackoffLimitExceeded: Job has failed: OwnerNotPreserved: /source/pg is owned by 999',
+      "the Job's reason, then the pod's words",
+    );
   });
 
   it('ignores a Job without a usable attempt label', () => {
@@ -61,14 +125,25 @@ describe('volumeProgress', () => {
     assert.deepEqual(volumeProgress('data', [], POLICY, T0), { volume: 'data', state: 'start', attempt: 1 });
   });
 
-  it('is copying while the latest Job runs and copied once any Job succeeded', () => {
+  it('is copying while the latest Job runs or finishes, and copied, with its manifest, once any Job succeeded', () => {
     assert.equal(
       volumeProgress('data', [{ attempt: 1, name: 'j1', outcome: 'running' }], POLICY, T0).state,
       'copying',
     );
-    assert.equal(
-      volumeProgress('data', [failed(1), { attempt: 2, name: 'j2', outcome: 'succeeded' }], POLICY, T0).state,
-      'copied',
+    assert.deepEqual(volumeProgress('data', [{ attempt: 1, name: 'j1', outcome: 'finishing' }], POLICY, T0), {
+      volume: 'data',
+      state: 'copying',
+      attempt: 1,
+      job: 'j1',
+    });
+    assert.deepEqual(
+      volumeProgress(
+        'data',
+        [failed(1), { attempt: 2, name: 'j2', outcome: 'succeeded', manifest: manifest() }],
+        POLICY,
+        T0,
+      ),
+      { volume: 'data', state: 'copied', manifest: manifest() },
     );
   });
 
@@ -137,7 +212,7 @@ describe('computeBackupStatus', () => {
       facts({
         jobCount: 2,
         progress: [
-          { volume: 'data', state: 'copied' },
+          { volume: 'data', state: 'copied', manifest: manifest() },
           {
             volume: 'logs',
             state: 'waiting-to-retry',
@@ -168,7 +243,7 @@ describe('computeBackupStatus', () => {
         jobCount: 1,
         progress: [
           { volume: 'data', state: 'copying', attempt: 1, job: 'web-0b7c9a52-data-1' },
-          { volume: 'logs', state: 'copied' },
+          { volume: 'logs', state: 'copied', manifest: manifest(2) },
         ],
       }),
       NOW,
@@ -185,8 +260,8 @@ describe('computeBackupStatus', () => {
       facts({
         jobCount: 2,
         progress: [
-          { volume: 'data', state: 'copied' },
-          { volume: 'logs', state: 'copied' },
+          { volume: 'data', state: 'copied', manifest: manifest() },
+          { volume: 'logs', state: 'copied', manifest: manifest(2) },
         ],
       }),
       NOW,
@@ -195,6 +270,24 @@ describe('computeBackupStatus', () => {
     assert.equal(status.startTime, '2025-01-01T00:00:00Z');
     assert.equal(status.completionTime, '2025-01-01T00:05:00Z');
     assert.equal(status.conditions?.[0]?.status, 'True');
+    assert.equal(status.conditions?.[0]?.message, 'all 2 volumes copied and verified');
+    assert.deepEqual(status.volumes, [
+      { name: 'data', backupClaimName: 'web-0b7c9a52-data', manifest: manifest() },
+      { name: 'logs', backupClaimName: 'web-0b7c9a52-logs', manifest: manifest(2) },
+    ]);
+  });
+
+  it('keeps the manifest of a volume copied earlier', () => {
+    const status = computeBackupStatus(
+      backup({
+        phase: 'Running',
+        volumes: [{ name: 'data', backupClaimName: 'web-0b7c9a52-data', manifest: manifest() }],
+      }),
+      facts({ jobCount: 2, progress: [{ volume: 'logs', state: 'copying', attempt: 1, job: 'j' }] }),
+      NOW,
+    );
+    assert.deepEqual(status.volumes?.[0]?.manifest, manifest());
+    assert.equal(status.volumes?.[1]?.manifest, undefined);
   });
 
   it('is Failed with every failure in the message', () => {
@@ -204,7 +297,7 @@ describe('computeBackupStatus', () => {
         jobCount: 6,
         progress: [
           { volume: 'data', state: 'failed', message: 'volume data: 3 of 3 copy attempts failed' },
-          { volume: 'logs', state: 'copied' },
+          { volume: 'logs', state: 'copied', manifest: manifest(2) },
         ],
       }),
       NOW,
@@ -252,7 +345,7 @@ describe('computeBackupStatus', () => {
     assert.equal(stalled(outOfTime)?.reason, 'DeadlineExceeded');
     const completed = computeBackupStatus(
       backup(),
-      facts({ progress: [{ volume: 'data', state: 'copied' }] }),
+      facts({ progress: [{ volume: 'data', state: 'copied', manifest: manifest() }] }),
       NOW,
     );
     assert.equal(stalled(completed), undefined);
@@ -312,7 +405,11 @@ describe('computeBackupStatus', () => {
   it('does not call a backup that completed anyway skipped', () => {
     const status = computeBackupStatus(
       backup({ phase: 'Running' }),
-      facts({ skipped: true, jobCount: 2, progress: [{ volume: 'data', state: 'copied' }] }),
+      facts({
+        skipped: true,
+        jobCount: 2,
+        progress: [{ volume: 'data', state: 'copied', manifest: manifest() }],
+      }),
       NOW,
     );
     assert.equal(status.phase, 'Completed');

@@ -40,9 +40,9 @@ export type VolumeBackupPhase = (typeof VOLUME_BACKUP_PHASES)[number];
 
 /** What the copy pod measured of a tree (src/mover/manifest.ts): the proof that a copy is whole. */
 export interface VolumeManifest {
-  /** Regular files (a hard link counts once). */
+  /** Names of regular files (each name of a hard-linked file counts). */
   files: number;
-  /** Their sizes added up. */
+  /** Their sizes added up, each inode once. */
   bytes: number;
   /** `sha256:<hex>` over every entry's path, type, mode, owner, group, size, content and link target. */
   digest: string;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump, load } from 'js-yaml';
@@ -45,6 +46,28 @@ interface Stage {
 }
 
 const annotationQuery = `.metadata.annotations["${NEVER_READY_ANNOTATION}"]`;
+
+/**
+ * The label of the operator's volume copy pods (backup and restore Jobs). kwok runs no container, so
+ * it plays the mover's part: a copy pod completes with the report the mover writes for two equal
+ * trees (src/apis/infra/v1alpha1/volume-copy.ts parseCopyReport). kwok's volumes hold no data: the
+ * manifest says so (0 files, 0 bytes, a digest no real tree has), so a restore on kwok checks the
+ * restored "tree" against the very manifest its backup recorded, as on a real node.
+ */
+const COPY_ROLE_QUERY = '.metadata.labels["infra.basicoperator.dev/role"]';
+const COPY_ROLES = ['backup', 'restore'];
+const KWOK_TREE = {
+  files: 0,
+  bytes: 0,
+  digest: `sha256:${createHash('sha256').update('kwok: a simulated volume holds no data').digest('hex')}`,
+};
+export const KWOK_COPY_REPORT = JSON.stringify({
+  v: 1,
+  source: KWOK_TREE,
+  target: KWOK_TREE,
+  copyMs: 0,
+  manifestMs: 0,
+});
 
 const NEVER_READY_STATUS = `{{ $now := Now }}
 conditions:
@@ -98,6 +121,33 @@ const neverReadyStage: Stage = {
   },
 };
 
+/** kwok's pod-complete for copy pods: the same, with the mover's report as termination message. */
+function copyPodCompleteStage(podComplete: Stage): Stage {
+  const template = String(podComplete.spec.next.statusTemplate ?? '');
+  const withMessage = template.replace(
+    /( +)exitCode: 0\n/,
+    (_line, indent: string) =>
+      `${indent}exitCode: 0\n${indent}message: ${JSON.stringify(KWOK_COPY_REPORT)}\n`,
+  );
+  if (withMessage === template) {
+    throw new Error(`kwok ${VERSIONS.kwok}'s pod-complete stage has no "exitCode: 0" line to extend`);
+  }
+  return {
+    ...podComplete,
+    metadata: { name: 'copy-pod-complete' },
+    spec: {
+      ...podComplete.spec,
+      selector: {
+        matchExpressions: [
+          ...(podComplete.spec.selector?.matchExpressions ?? []),
+          { key: COPY_ROLE_QUERY, operator: 'In', values: COPY_ROLES },
+        ],
+      },
+      next: { ...podComplete.spec.next, statusTemplate: withMessage },
+    },
+  };
+}
+
 /** The Stage documents for kwokctl's configuration file (YAML, separated by ---). */
 export function kwokStagesYaml(): string {
   const source = patchedSourceDir('sigs.k8s.io/kwok', VERSIONS.kwok);
@@ -115,7 +165,17 @@ export function kwokStagesYaml(): string {
     throw new Error(`kwok ${VERSIONS.kwok}'s pod-ready stage has no matchExpressions to extend`);
   }
   podReady.spec.selector.matchExpressions.push({ key: annotationQuery, operator: 'NotIn', values: ['true'] });
-  return [...stages, neverReadyStage]
+  const podComplete = stages.find((s) => s.metadata.name === 'pod-complete');
+  if (!podComplete?.spec.selector?.matchExpressions) {
+    throw new Error(`kwok ${VERSIONS.kwok}'s pod-complete stage has no matchExpressions to extend`);
+  }
+  const copyPodComplete = copyPodCompleteStage(structuredClone(podComplete));
+  podComplete.spec.selector.matchExpressions.push({
+    key: COPY_ROLE_QUERY,
+    operator: 'NotIn',
+    values: COPY_ROLES,
+  });
+  return [...stages, neverReadyStage, copyPodComplete]
     .map((stage) => dump(stage, { lineWidth: -1 }).trimEnd())
     .join('\n---\n');
 }

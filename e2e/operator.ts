@@ -313,15 +313,11 @@ export class LocalOperator implements OperatorUnderTest {
 const [KIND_REPOSITORY, KIND_TAG] = KIND_IMAGE.split(':');
 
 /**
- * The images `KindProvider.up()` builds and loads into the kind nodes: the operator's, and the
- * busybox the backup Jobs and `helm test` run (a local build where no registry answers).
+ * The image `KindProvider.up()` builds and loads into the kind nodes: the operator's, which the
+ * backup and restore Jobs run too (the chart's default backup.jobImage).
  */
-export function kindImageValues(cluster: ClusterInfo): Record<string, unknown> {
-  const workload = cluster.images?.workload;
-  return {
-    image: { repository: KIND_REPOSITORY, tag: KIND_TAG, pullPolicy: 'IfNotPresent' },
-    ...(workload ? { backup: { jobImage: workload } } : {}),
-  };
+export function kindImageValues(): Record<string, unknown> {
+  return { image: { repository: KIND_REPOSITORY, tag: KIND_TAG, pullPolicy: 'IfNotPresent' } };
 }
 
 /**
@@ -340,7 +336,7 @@ export class InClusterOperator implements OperatorUnderTest {
 
   constructor(cluster: ClusterInfo) {
     this.cluster = cluster;
-    this.values = kindImageValues(cluster);
+    this.values = kindImageValues();
     this.metricsReader = new MetricsReader(cluster);
   }
 

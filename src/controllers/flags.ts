@@ -7,8 +7,8 @@ import { ConfigError, type FlagReader, type FlagSpec } from '../runtime/manager/
 export const OPERATOR_FLAGS = {
   'backup-job-image': {
     type: 'string',
-    default: 'busybox:1.36',
-    help: 'Image of the Jobs that copy volumes for backups and restores.',
+    default: 'ghcr.io/basicoperator/basic-operator:0.1.0',
+    help: "Image of the Jobs that copy and verify volumes for backups and restores: the operator's own image (its mover).",
   },
   'volume-copy-deadline': {
     type: 'string',

@@ -137,7 +137,7 @@ describe('the rendered operator Deployment', () => {
         metricsSecure: true,
         health: ':8081',
         logLevel: 'info',
-        backupJobImage: 'busybox:1.36',
+        backupJobImage: 'ghcr.io/basicoperator/basic-operator:0.1.0',
         volumeCopyDeadlineMs: 3_600_000,
       },
     );

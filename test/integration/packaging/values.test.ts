@@ -41,7 +41,7 @@ const BAD_VALUES: ReadonlyArray<{ set: string[]; message: RegExp }> = [
     set: ['admissionPolicy.enabled=yes'],
     message: /at '\/admissionPolicy\/enabled': got string, want boolean/,
   },
-  { set: ['backup.jobImage='], message: /at '\/backup\/jobImage'/ },
+  { set: ['backup.jobImage=not an image'], message: /at '\/backup\/jobImage'/ },
   {
     set: ['resources.request.cpu=1'],
     message: /at '\/resources': additional properties 'request' not allowed/,

@@ -9,8 +9,7 @@ import { makeHomes, NSSWITCH, TREE_SOURCE, withStaging, writeFile } from './tree
 
 /**
  * The image the suites' own pods run where no registry is reachable (it stands in for the public
- * `busybox` image): the chart's backup.jobImage (`sh -c 'cp -a ...'` as 65532), kind's local-path helper pods, and the
- * suites' workload pods. Debian's busybox-static with every applet linked (sh, cp, wget, nslookup,
+ * `busybox` image): kind's local-path helper pods and the suites' workload pods. Debian's busybox-static with every applet linked (sh, cp, wget, nslookup,
  * sleep, ...), netbase's /etc/services and /etc/protocols, /etc/passwd and /etc/group with root,
  * nobody (65534) and nonroot (65532), and /etc/nsswitch.conf.
  *

@@ -14,6 +14,7 @@ import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
+import { waitFor } from '../../support/wait.ts';
 import {
   claims,
   condition,
@@ -27,7 +28,20 @@ import {
   stopMachineSuite,
   waitForEvent,
   waitForMachine,
+  watchCrdChanges,
 } from './helpers.ts';
+
+const PODMACHINES_CRD = `${POD_MACHINE.plural}.${POD_MACHINE.group}`;
+const TOUCH_ANNOTATION = 'test.basicoperator.dev/touched-by';
+
+/** Changes a CRD harmlessly (an annotation naming the test namespace, or its removal with `undefined`). */
+const touchCrd = (client: KubeClient, name: string, value: string | undefined) =>
+  client.patch(CoreTypes.CustomResourceDefinition, {
+    namespace: undefined,
+    name,
+    patchType: 'merge',
+    body: { metadata: { annotations: { [TOUCH_ANNOTATION]: value ?? null } } },
+  });
 
 describe('the Machine controller waits for the backup finalizer', () => {
   let suite: OperatorSuite | undefined;
@@ -42,10 +56,14 @@ describe('the Machine controller waits for the backup finalizer', () => {
     });
     ({ client, ns } = suite);
   });
-  after(() => stopMachineSuite(suite));
+  after(async () => {
+    if (client) await touchCrd(client, PODMACHINES_CRD, undefined).catch(() => undefined);
+    await stopMachineSuite(suite);
+  });
 
   it('creates no PodMachine (no claim, no pod) for an OnDelete Machine until the finalizer is there, without looping', async () => {
     const metrics = suite!.manager.ports.metrics!;
+    const crdChanges = await watchCrdChanges(suite!.manager, POD_MACHINE.group);
     const before = await readQueue(metrics, CONTROLLER_NAME);
     await client.create(MACHINE, machine(ns, 'gated'));
     const waiting = await waitForMachine(
@@ -62,6 +80,11 @@ describe('the Machine controller waits for the backup finalizer', () => {
     assert.match(condition(waiting, 'Ready')?.message ?? '', /infra\.basicoperator\.dev\/volume-backup/);
     assert.deepEqual(waiting.metadata.finalizers, [MACHINE_FINALIZER], 'its own finalizer first');
     assert.equal(waiting.status?.infrastructureRef, undefined, 'no provider object in use yet');
+
+    // Meanwhile the CRD of its provider kind changes, as when another test file applies the CRDs.
+    const seen = crdChanges.count;
+    await touchCrd(client, PODMACHINES_CRD, ns);
+    await waitFor('the manager to see the CRD change', () => crdChanges.count > seen);
 
     // Quiet while it waits, once the controller has reconciled the Machine to the end and has
     // nothing queued or running: nothing scheduled to come back (a requeue would be a loop), no

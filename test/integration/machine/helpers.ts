@@ -22,6 +22,7 @@ import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
+import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
@@ -42,6 +43,46 @@ export async function prepareCluster(freeVolumes: number): Promise<void> {
     'crd/volumebackups.infra.basicoperator.dev',
   ]);
   if (info.provider === 'local') await new LocalProvider(info.name).ensureVolumes(freeVolumes);
+}
+
+/** What the manager's cache has seen change of the CustomResourceDefinitions of one API group. */
+export interface CrdChanges {
+  /** Adds, updates and deletes since watchCrdChanges() returned. */
+  readonly count: number;
+}
+
+/**
+ * Counts, from now on, the changes the manager's cache sees of the CustomResourceDefinitions of
+ * `group`, whoever makes them (another test file applying the CRDs, an upgrade). The Machine
+ * controller wakes every Machine whose provider kind is of that group for each (a kind may just
+ * have been installed or become Established), so a count of its reconciles includes one per change.
+ * Waits for the manager's caches first: the handler then sees changes, not the initial list.
+ */
+export async function watchCrdChanges(manager: Manager, group: string): Promise<CrdChanges> {
+  await manager.cache.waitForSync();
+  const crds = manager.cache.informerFor<KubeObject>(CoreTypes.CustomResourceDefinition, {
+    metadataOnly: true,
+  });
+  const inGroup = (crd: KubeObject) => crd.metadata?.name?.endsWith(`.${group}`) === true;
+  let replaying = true;
+  let count = 0;
+  crds.addHandler({
+    onAdd: (crd) => {
+      if (!replaying && inGroup(crd)) count++;
+    },
+    onUpdate: (_, crd) => {
+      if (inGroup(crd)) count++;
+    },
+    onDelete: (crd) => {
+      if (inGroup(crd)) count++;
+    },
+  });
+  replaying = false; // addHandler told it about every cached CRD at once
+  return {
+    get count() {
+      return count;
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // A PodMachine's life against the local control plane, with its controller in-process: Ready with
 // its claims Bound and its pod Ready (kwok), the contract's status fields, the stop handshake, the
-// garbage collector taking the children on deletion, and a restore from a Completed VolumeBackup.
+// garbage collector taking the children on deletion, a restore from a Completed VolumeBackup checked
+// against the manifest it recorded (kwok's Stage plays the mover), and one whose backup claim is gone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -12,7 +13,11 @@ import {
   VOLUME_BACKUP,
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
-import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
+import {
+  manifestValue,
+  RESTORED_FROM_ANNOTATION,
+  RESTORED_MANIFEST_ANNOTATION,
+} from '../../../src/controllers/podmachine/names.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -119,7 +124,7 @@ describe('PodMachine lifecycle', () => {
     console.log(`  PodMachine stopped in ${Date.now() - started} ms`);
   });
 
-  it('keeps no pod while stopped, and the claims can be backed up (a hand-made VolumeBackup completes)', async () => {
+  it('keeps no pod while stopped, and the claims can be backed up (a standalone VolumeBackup completes)', async () => {
     await new Promise((r) => setTimeout(r, 1000));
     assert.equal(
       (await pods(client, ns)).some((p) => p.metadata?.name === 'alpha'),
@@ -132,9 +137,8 @@ describe('PodMachine lifecycle', () => {
       apiVersion: VOLUME_BACKUP.apiVersion,
       kind: VOLUME_BACKUP.kind,
       metadata: { name: backupName, namespace: ns },
+      // Standalone (no machineName): only the operator records backups of a Machine.
       spec: {
-        machineName: 'alpha',
-        machineUID: pm?.metadata.uid ?? '',
         volumes: (pm?.status?.volumes ?? []).map((v) => ({ name: v.name, claimName: v.claimName })),
       },
     });
@@ -207,8 +211,80 @@ describe('PodMachine lifecycle', () => {
       `${backupName}/data`,
       `${backupName}/logs`,
     ]);
+    // Verified: the copy pod's report (kwok plays the mover) equals what the backup recorded.
+    const backup = await client.get<VolumeBackup>(VOLUME_BACKUP, ns, backupName);
+    for (const volume of ['data', 'logs']) {
+      const manifest = backup.status?.volumes?.find((v) => v.name === volume)?.manifest;
+      assert.ok(manifest, `the backup recorded a manifest of ${volume}`);
+      const claim = restored.find((c) => c.metadata?.name === `beta-${volume}`);
+      assert.equal(claim?.metadata?.annotations?.[RESTORED_MANIFEST_ANNOTATION], manifestValue(manifest));
+      const job = restoreJobs.find((j) => j.metadata?.name === `beta-${volume}-restore`);
+      const args = job?.spec?.template.spec?.containers[0]?.args ?? [];
+      assert.equal(
+        args[args.indexOf('--expect') + 1],
+        manifestValue(manifest),
+        'the mover was told what to find',
+      );
+      assert.equal(job?.spec?.template.spec?.securityContext?.runAsUser, 0, 'root: the namespace allows it');
+    }
+    await waitFor(
+      'the restore Jobs to keep no pod',
+      async () =>
+        !(await pods(client, ns)).some(
+          (p) => p.metadata?.name?.startsWith('beta-') && p.metadata.name !== 'beta',
+        ),
+      { timeoutMs: 30_000 },
+    );
     await waitForEvent(client, ns, 'beta', 'RestoreStarted');
-    await waitForEvent(client, ns, 'beta', 'RestoreCompleted');
+    const completed = await waitForEvent(client, ns, 'beta', 'RestoreCompleted');
+    assert.match(
+      completed.note ?? '',
+      /verified: 0 files, 0 bytes, sha256:[0-9a-f]{64}, as the backup recorded/,
+    );
     console.log(`  restored PodMachine Ready in ${Date.now() - started} ms`);
+  });
+  it('a restore whose backup claim is gone fails at once with BackupClaimLost, naming it; no restore Job', async () => {
+    assert.ok(backupName, 'needs the backup of the earlier test');
+    const backup = await client.get<VolumeBackup>(VOLUME_BACKUP, ns, backupName);
+    const lost = backup.status?.volumes?.find((v) => v.name === 'logs')?.backupClaimName ?? '';
+    // Deleted (or, while its VolumeBackup holds it, Terminating): its bytes cannot be restored.
+    await client.delete(CoreTypes.PersistentVolumeClaim, ns, lost);
+    const started = Date.now();
+    await client.create(
+      POD_MACHINE,
+      podMachine(ns, 'gamma', {
+        volumes: [
+          {
+            name: 'logs',
+            size: '512Mi',
+            mountPath: '/var/log/app',
+            restoreFrom: { volumeBackup: backupName, volume: 'logs' },
+          },
+        ],
+      }),
+    );
+    const pm = await waitForPodMachine(
+      client,
+      ns,
+      'gamma',
+      'Failed with BackupClaimLost',
+      (p) => p.status?.failureReason === 'BackupClaimLost',
+      30_000,
+    );
+    assert.equal(pm.status?.phase, 'Failed');
+    assert.match(
+      pm.status?.failureMessage ?? '',
+      new RegExp(`backup claim ${lost} of volume logs (does not exist|is being deleted)`),
+    );
+    assert.equal(
+      (await jobs(client, ns)).some((j) => j.metadata?.name === 'gamma-logs-restore'),
+      false,
+      'no copy from a claim that is going',
+    );
+    assert.equal(
+      (await pods(client, ns)).some((p) => p.metadata?.name === 'gamma'),
+      false,
+    );
+    console.log(`  BackupClaimLost ${Date.now() - started} ms after the PodMachine was created`);
   });
 });

@@ -1,13 +1,24 @@
 // A PodMachine in a namespace that enforces the Pod Security `restricted` profile: its pod has no
 // securityContext of its own, so kube-apiserver's PodSecurity admission refuses it. That is a
 // transient failure (Ready=False PodRefused, no failureReason), retried with the work queue's
-// bounded backoff, so the PodMachine recovers once the namespace allows the pod.
+// bounded backoff, so the PodMachine recovers once the namespace allows the pod. A restore there
+// copies as non-root: admission, asked with a dry run, refuses a root copy pod.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { isViolation, POD_MACHINE, readInfrastructure } from '../../../src/apis/index.ts';
+import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import {
+  isViolation,
+  POD_MACHINE,
+  readInfrastructure,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+} from '../../../src/apis/index.ts';
+import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { labelNamespace } from '../../support/namespace.ts';
 import { type OperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
+import { waitFor } from '../../support/wait.ts';
 import {
   condition,
   isReady,
@@ -24,7 +35,7 @@ describe('PodMachine under Pod Security restricted', () => {
   let ns: string;
 
   before(async () => {
-    suite = await startPodMachineSuite('podmachine-psa', 2);
+    suite = await startPodMachineSuite('podmachine-psa', 5, { withBackups: true });
     ({ client, ns } = suite);
     await labelNamespace(client, ns, {
       'pod-security.kubernetes.io/enforce': 'restricted',
@@ -60,6 +71,58 @@ describe('PodMachine under Pod Security restricted', () => {
     assert.equal((await pods(client, ns)).length, 0);
     const event = await waitForEvent(client, ns, 'locked', 'PodRefused');
     assert.equal(event.type, 'Warning');
+  });
+
+  it('a restore copies as non-root (admission refuses a root copy pod, asked with a dry run), is verified, and only then is the pod tried', async () => {
+    // A standalone backup of the refused PodMachine's claim (nothing writes to it: no pod runs).
+    await client.create<VolumeBackup>(VOLUME_BACKUP, {
+      apiVersion: VOLUME_BACKUP.apiVersion,
+      kind: VOLUME_BACKUP.kind,
+      metadata: { name: 'locked-backup', namespace: ns },
+      spec: { volumes: [{ name: 'data', claimName: 'locked-data' }] },
+    });
+    await waitFor(
+      'VolumeBackup locked-backup to complete',
+      async () =>
+        (await client.get<VolumeBackup>(VOLUME_BACKUP, ns, 'locked-backup')).status?.phase === 'Completed',
+      { timeoutMs: 90_000 },
+    );
+    await client.create(
+      POD_MACHINE,
+      podMachine(ns, 'restored', {
+        volumes: [
+          {
+            name: 'data',
+            size: '1Gi',
+            mountPath: '/data',
+            restoreFrom: { volumeBackup: 'locked-backup', volume: 'data' },
+          },
+        ],
+      }),
+    );
+    const pm = await waitForPodMachine(
+      client,
+      ns,
+      'restored',
+      'restored, then its pod refused',
+      (p) =>
+        condition(p, 'VolumesReady')?.status === 'True' && condition(p, 'Ready')?.reason === 'PodRefused',
+      90_000,
+    );
+    assert.equal(pm.status?.failureReason, undefined);
+    const job = await client.get<V1Job>(CoreTypes.Job, ns, 'restored-data-restore');
+    const spec = job.spec?.template.spec;
+    assert.equal(spec?.securityContext?.runAsUser, 65532);
+    assert.equal(spec?.securityContext?.runAsNonRoot, true);
+    assert.deepEqual(spec?.containers[0]?.args?.slice(-2), ['--pod-security-level', 'restricted']);
+    const claim = await client.get<V1PersistentVolumeClaim>(
+      CoreTypes.PersistentVolumeClaim,
+      ns,
+      'restored-data',
+    );
+    assert.equal(claim.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], 'locked-backup/data');
+    const started = await waitForEvent(client, ns, 'restored', 'RestoreStarted');
+    assert.match(started.note ?? '', /as uid 65532 \(Pod Security "restricted" refuses a root copy here/);
   });
 
   it('gets Ready by itself once the namespace allows the pod (the retry with backoff)', async () => {

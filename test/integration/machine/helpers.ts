@@ -1,6 +1,5 @@
 // Shared pieces of the Machine and VolumeBackup integration tests.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { runOk } from '../../../e2e/providers/exec.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
 import {
   MACHINE,
@@ -25,23 +24,20 @@ import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
 import { testCluster } from '../../support/cluster.ts';
+import { installCrds } from '../../support/crds.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { waitFor } from '../../support/wait.ts';
 
-/** Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. */
+/**
+ * Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. The CRDs go
+ * in as every suite applies them (installCrds: server-side apply): a client-side `kubectl apply`
+ * between two server-side ones rewrites every CRD each time (the last-applied annotation flips
+ * between two spellings), and each rewrite wakes the Machines of every running test file.
+ */
 export async function prepareCluster(freeVolumes: number): Promise<void> {
   const info = await testCluster();
-  await runOk(info.kubectl, ['--kubeconfig', info.kubeconfig, 'apply', '-f', 'config/crd/bases/']);
-  await runOk(info.kubectl, [
-    '--kubeconfig',
-    info.kubeconfig,
-    'wait',
-    '--for=condition=Established',
-    'crd/machines.infra.basicoperator.dev',
-    'crd/podmachines.infra.basicoperator.dev',
-    'crd/volumebackups.infra.basicoperator.dev',
-  ]);
+  await installCrds();
   if (info.provider === 'local') await new LocalProvider(info.name).ensureVolumes(freeVolumes);
 }
 

@@ -5,6 +5,7 @@ import type { ResourceDiscovery } from '../../runtime/client/discovery.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import type { MapFunc } from '../../runtime/controller/watch.ts';
+import { creationBlocked } from './gate.ts';
 import { groupOf, infrastructureRefOf, refersTo } from './reference.ts';
 
 const requestFor = (machine: Machine): Request => ({
@@ -34,7 +35,9 @@ export function providerRequests(machines: Informer<Machine>): MapFunc<KubeObjec
 /**
  * A CustomResourceDefinition `<plural>.<group>` that appears, changes (its contract label, its
  * Established condition) or goes concerns every Machine referencing a kind of that group: of that
- * plural, when discovery already told which plural the kind has.
+ * plural, when discovery already told which plural the kind has. Not a Machine that waits for the
+ * backup finalizer (gate.ts): it reads nothing of its provider's kind yet, and the finalizer's
+ * arrival wakes it.
  */
 export function crdRequests(machines: Informer<Machine>, discovery: ResourceDiscovery): MapFunc<KubeObject> {
   return (crd) => {
@@ -46,6 +49,7 @@ export function crdRequests(machines: Informer<Machine>, discovery: ResourceDisc
     return machines
       .list()
       .filter((machine) => {
+        if (creationBlocked(machine) !== undefined) return false;
         const ref = infrastructureRefOf(machine);
         if (groupOf(ref.apiVersion) !== group) return false;
         const known = discovery.cached(ref.apiVersion, ref.kind);

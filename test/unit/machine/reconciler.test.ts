@@ -227,6 +227,34 @@ describe('MachineReconciler: an inline Machine', () => {
     assert.deepEqual(h.client.writeSummary(), ['create PodMachine web']);
   });
 
+  it('a Machine waiting for the backup finalizer is not woken by a CRD change of its group; once held, it is', async () => {
+    const { h, cluster, wakes } = await setup([machine()]);
+    await h.reconcile('web');
+    const touchCrd = async () => {
+      cluster.server.patch(CoreTypes.CustomResourceDefinition, {
+        namespace: undefined,
+        name: POD_MACHINE_CRD.metadata?.name ?? '',
+        patchType: 'merge',
+        body: { metadata: { labels: { touched: String(Date.now()) } } },
+      });
+      await cluster.sync();
+    };
+    wakes.take();
+    await touchCrd();
+    assert.deepEqual(wakes.take(), [], 'it reads nothing of its provider kind while it waits');
+
+    cluster.server.patch(MACHINE, {
+      namespace: 'ns',
+      name: 'web',
+      patchType: 'json',
+      body: [{ op: 'add', path: '/metadata/finalizers/-', value: VOLUME_BACKUP_FINALIZER }],
+    });
+    await cluster.sync();
+    wakes.take();
+    await touchCrd();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+  });
+
   it("mirrors the PodMachine's readiness, reason and message, and copies providerID, addresses and volumes", async () => {
     const m = held(machine(NO_BACKUP));
     const { h, cluster, wakes } = await setup([m], {

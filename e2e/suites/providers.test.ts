@@ -182,7 +182,8 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
       provider = await startStatefulSetProvider(tools, {
         namespace: WORKLOAD_NS,
         workdir,
-        restoreJobImage: cluster.images?.workload,
+        // The operator's image holds the mover the restore Jobs run (kind); kwok runs nothing.
+        restoreJobImage: cluster.images?.operator,
       });
     },
     { needsInstall: false },

@@ -71,7 +71,7 @@ export interface StartOptions {
   namespace: string;
   /** Its kubeconfig and log are written here. */
   workdir: string;
-  /** --restore-job-image; the provider's default (busybox:1.36) when omitted. */
+  /** --restore-job-image (an image with the mover); the provider's default when omitted. */
   restoreJobImage?: string | undefined;
 }
 

@@ -305,11 +305,7 @@ describe('health of live objects: kstatus and Argo CD', () => {
       apiVersion: VOLUME_BACKUP.apiVersion,
       kind: VOLUME_BACKUP.kind,
       metadata: { name: 'orphan', namespace: ns },
-      spec: {
-        machineName: 'gone',
-        machineUID: 'gone-uid',
-        volumes: [{ name: 'data', claimName: 'gone-data' }],
-      },
+      spec: { volumes: [{ name: 'data', claimName: 'gone-data' }] },
     });
     const failed = await expectHealth(
       'volumebackup-failed',

@@ -87,13 +87,13 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
     });
   }
 
-  /** A hand-made VolumeBackup of one claim (no Machine involved). */
+  /** A hand-made, standalone VolumeBackup of one claim (no Machine involved). */
   async function volumeBackup(name: string, claimName: string): Promise<VolumeBackup> {
     return client.create<VolumeBackup>(VOLUME_BACKUP, {
       apiVersion: VOLUME_BACKUP.apiVersion,
       kind: VOLUME_BACKUP.kind,
       metadata: { name, namespace: ns },
-      spec: { machineName: 'none', machineUID: `uid-${name}`, volumes: [{ name: 'data', claimName }] },
+      spec: { volumes: [{ name: 'data', claimName }] },
     });
   }
 

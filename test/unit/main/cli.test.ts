@@ -34,7 +34,10 @@ describe('src/main.ts', () => {
     assert.match(result.stdout, /BASIC_OPERATOR_KUBE_API_QPS/);
     // The operator's own flags, declared by main beside the manager's.
     assert.match(result.stdout, /--backup-job-image +Image of the Jobs that copy and verify volumes/);
-    assert.match(result.stdout, /default "ghcr\.io\/basicoperator\/basic-operator:0\.1\.0"; env BASIC_OPERATOR_BACKUP_JOB_IMAGE/);
+    assert.match(
+      result.stdout,
+      /default "ghcr\.io\/basicoperator\/basic-operator:0\.1\.0"; env BASIC_OPERATOR_BACKUP_JOB_IMAGE/,
+    );
     assert.match(result.stdout, /--volume-copy-deadline/);
     assert.match(result.stdout, /default "1h"; env BASIC_OPERATOR_VOLUME_COPY_DEADLINE/);
   });

@@ -5,6 +5,7 @@ import {
   OP_KINDS,
   type Op,
   type OpKind,
+  RELEASE_LABEL,
   type StrategyModel,
   type TemplateModel,
   type WorkloadModel,
@@ -43,7 +44,20 @@ const WEIGHTS: Record<OpKind, number> = {
   deletePod: 2,
   orphanPod: 1,
   helmLabels: 0, // a property of create and templateLabel, never a step of its own
+  relabelPod: 1,
+  orphanCascade: 1,
+  restartOperator: 1,
+  burst: 2,
 };
+
+/** Kinds a burst never holds: each waits for something of its own (a deletion, a restart). */
+const NOT_IN_BURST: ReadonlySet<OpKind> = new Set([
+  'burst',
+  'orphanCascade',
+  'restartOperator',
+  'helmLabels',
+]);
+const RESTART_DELAYS_MS = [0, 100, 300, 700, 1500];
 
 export interface GeneratorOptions {
   /** Operations after the create step. */
@@ -78,7 +92,7 @@ function rollingStrategy(rng: Prng): StrategyModel {
 }
 
 function initialModel(rng: Prng, kinds: ReadonlySet<OpKind>): WorkloadModel {
-  const selectorLabels: Record<string, string> = { 'app.kubernetes.io/name': 'web' };
+  const selectorLabels: Record<string, string> = { [RELEASE_LABEL]: 'web' };
   if (rng.chance(0.5)) selectorLabels['app.kubernetes.io/component'] = 'server';
   if (kinds.has('helmLabels') && rng.chance(0.3)) selectorLabels[HELM] = 'Helm';
   const extraLabels: Record<string, string> = {};
@@ -174,6 +188,37 @@ function candidate(
       return model.replicas > 0 ? { kind, index: rng.int(0, model.replicas - 1) } : undefined;
     case 'orphanPod':
       return { kind, withHash: rng.chance(0.7) };
+    case 'relabelPod':
+      return model.replicas > 0 ? { kind, index: rng.int(0, model.replicas - 1) } : undefined;
+    case 'orphanCascade':
+      return { kind };
+    case 'restartOperator': {
+      const restart: Op = { kind, delayMs: rng.pick(RESTART_DELAYS_MS) };
+      // Mostly in the middle of a rollout: a template change, then the kill without waiting.
+      if (model.paused || !rng.chance(0.7)) return restart;
+      const change = candidate(rng.pick(['image', 'rollback'] as const), rng, model, history, kinds);
+      return change ? { kind: 'burst', ops: [change, restart] } : restart;
+    }
+    case 'burst': {
+      const inner = OP_KINDS.filter((k) => kinds.has(k) && WEIGHTS[k] > 0 && !NOT_IN_BURST.has(k));
+      if (inner.length === 0) return undefined;
+      const ops: Op[] = [];
+      let m = model;
+      const count = rng.int(2, 3);
+      for (let attempt = 0; attempt < 20 && ops.length < count; attempt++) {
+        const op = candidate(
+          rng.weighted(inner.map((k) => [k, WEIGHTS[k]] as const)),
+          rng,
+          m,
+          history,
+          kinds,
+        );
+        if (!op) continue;
+        ops.push(op);
+        m = applyOp(m, op);
+      }
+      return ops.length >= 2 ? { kind, ops } : undefined;
+    }
     case 'helmLabels':
       return undefined;
   }

@@ -33,6 +33,9 @@ export interface WorkloadModel {
 export { NEVER_READY_ANNOTATION } from '../../e2e/providers/local/kwok-stages.ts';
 /** The label that tells the two sides' pods apart; a selector key of both. */
 export const SIDE_LABEL = 'app.kubernetes.io/instance';
+/** relabelPod sets this selector key (always `web` in the selector) to RELEASED_VALUE. */
+export const RELEASE_LABEL = 'app.kubernetes.io/name';
+export const RELEASED_VALUE = 'released';
 
 /** Every operation kind; the generator can include or exclude each. */
 export const OP_KINDS = [
@@ -53,7 +56,14 @@ export const OP_KINDS = [
   'orphanPod',
   /** Selector and template labels with app.kubernetes.io/managed-by: Helm (chosen at create). */
   'helmLabels',
+  'relabelPod',
+  'orphanCascade',
+  /** Needs the operator as a child process (the session starts it so when this kind is included). */
+  'restartOperator',
+  'burst',
 ] as const;
+/** The kinds before relabelPod: the fixed seeds of `npm test` were chosen from these. */
+export const CLASSIC_KINDS: readonly OpKind[] = OP_KINDS.slice(0, OP_KINDS.indexOf('relabelPod'));
 export type OpKind = (typeof OP_KINDS)[number];
 
 export type Op =
@@ -72,7 +82,11 @@ export type Op =
   | { kind: 'progressDeadlineSeconds'; value: number }
   | { kind: 'strategy'; strategy: StrategyModel }
   | { kind: 'deletePod'; index: number }
-  | { kind: 'orphanPod'; withHash: boolean };
+  | { kind: 'orphanPod'; withHash: boolean }
+  | { kind: 'relabelPod'; index: number }
+  | { kind: 'orphanCascade' }
+  | { kind: 'restartOperator'; delayMs: number }
+  | { kind: 'burst'; ops: Op[] };
 
 /** The model after `op` (pure; pod operations leave it unchanged). */
 export function applyOp(model: WorkloadModel, op: Op): WorkloadModel {
@@ -118,8 +132,13 @@ export function applyOp(model: WorkloadModel, op: Op): WorkloadModel {
     case 'strategy':
       m.strategy = structuredClone(op.strategy);
       return m;
+    case 'burst':
+      return op.ops.reduce(applyOp, m);
     case 'deletePod':
     case 'orphanPod':
+    case 'relabelPod':
+    case 'orphanCascade':
+    case 'restartOperator':
       return m;
   }
 }
@@ -186,6 +205,14 @@ export function describeOp(op: Op): string {
       return op.withHash
         ? "create an orphan pod with the template's labels and the newest set's pod-template-hash"
         : "create an orphan pod with the template's labels (no pod-template-hash)";
+    case 'relabelPod':
+      return `relabel live pod #${op.index} out of its set (${RELEASE_LABEL}=${RELEASED_VALUE})`;
+    case 'orphanCascade':
+      return 'delete the workload with --cascade=orphan, wait until it is gone, create it again';
+    case 'restartOperator':
+      return `after ${op.delayMs} ms, SIGKILL the operator and start it again`;
+    case 'burst':
+      return `back to back, without settling in between: ${op.ops.map(describeOp).join('; then ')}`;
   }
 }
 

@@ -1,18 +1,20 @@
-import type { Registry } from 'prom-client';
 import { ApiError } from '../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
 import { applyOp, describeOp, fenceposts, type Op, type WorkloadModel } from './model.ts';
 import { diffSnapshots, flatten, pendingReasons, readSide, type Snapshot, snapshot } from './observe.ts';
-import { hotControllers, type RateSample, reconcileCounts } from './reconcile-rate.ts';
+import type { ParityOperator } from './operator.ts';
+import { hotControllers, type RateSample } from './reconcile-rate.ts';
 import { SideSampler, type StepSample } from './sampler.ts';
 import {
   applyModel,
   createOrphan,
+  deleteOrphanAndRecreate,
   deletePod,
   listPods,
   makeSides,
   ORPHAN_PREFIX,
+  relabelPod,
   type Side,
   scaleSubresource,
   workloadObject,
@@ -24,8 +26,8 @@ export const CHECKS = ['state', 'podLabels', 'bounds', 'ceiling', 'rate'] as con
 export interface RunOptions {
   client: KubeClient;
   namespace: string;
-  /** The in-process operator's metrics registry; without it the reconcile-rate check is skipped. */
-  registry?: Registry;
+  /** The operator under test: its reconcile counts (without it the rate check is skipped), its restart. */
+  operator?: ParityOperator;
   /** A step that has not settled equal by then is a divergence. */
   stepTimeoutMs?: number;
   /** A side counts as settled once its snapshot has not changed for this long. */
@@ -62,13 +64,13 @@ const errorText = (err: unknown) =>
       : String(err);
 
 async function perform(
-  client: KubeClient,
+  options: RunOptions,
   side: Side,
-  namespace: string,
-  op: Op,
+  op: Exclude<Op, { kind: 'burst' }>,
   model: WorkloadModel,
-  step: number,
+  serial: string,
 ): Promise<string | undefined> {
+  const { client, namespace } = options;
   switch (op.kind) {
     case 'create':
       await client.create(side.workloadType, workloadObject(side, namespace, model));
@@ -79,11 +81,71 @@ async function perform(
     case 'deletePod':
       return deletePod(client, side, namespace, op.index);
     case 'orphanPod':
-      return createOrphan(client, side, namespace, model, op.withHash, step);
+      return createOrphan(client, side, namespace, model, op.withHash, serial);
+    case 'relabelPod':
+      return relabelPod(client, side, namespace, op.index);
+    case 'orphanCascade':
+      return deleteOrphanAndRecreate(client, side, namespace, model);
+    case 'restartOperator': {
+      // kube-controller-manager keeps running: the shared cluster's other tests depend on it.
+      if (side.id === 'kcm') return undefined;
+      const restart = options.operator?.restart;
+      if (!restart) throw new Error('restartOperator needs the operator in a process of its own');
+      await new Promise((r) => setTimeout(r, op.delayMs));
+      return restart();
+    }
     default:
       await applyModel(client, side, namespace, model);
       return undefined;
   }
+}
+
+/**
+ * Applies `op` to both sides at once; a burst's operations one after another, each to both sides,
+ * without waiting for anything in between. Returns the notes of each side and the failures.
+ */
+async function performBoth(
+  options: RunOptions,
+  sides: readonly Side[],
+  op: Op,
+  before: WorkloadModel,
+  serial: string,
+): Promise<{ notes: string[]; failures: string[] }> {
+  if (op.kind === 'burst') {
+    const notes: string[] = [];
+    let model = before;
+    for (const [i, inner] of op.ops.entries()) {
+      const after = applyOp(model, inner);
+      const r = await performBoth(options, sides, inner, model, `${serial}-${i}`);
+      notes.push(...r.notes);
+      if (r.failures.length) return { notes, failures: r.failures };
+      model = after;
+    }
+    return { notes, failures: [] };
+  }
+  const after = applyOp(before, op);
+  const outcomes = await Promise.allSettled(sides.map((side) => perform(options, side, op, after, serial)));
+  return {
+    notes: outcomes.flatMap((o, i) =>
+      o.status === 'fulfilled' && o.value ? [`${sides[i]!.id} ${o.value}`] : [],
+    ),
+    failures: outcomes.flatMap((o, i) =>
+      o.status === 'rejected' ? [`${sides[i]!.id} rejected it: ${errorText(o.reason)}`] : [],
+    ),
+  };
+}
+
+/** Every model a step passes through: before it, after each operation of a burst, after it. */
+function modelsOf(before: WorkloadModel | undefined, op: Op, after: WorkloadModel): WorkloadModel[] {
+  const models = before ? [before] : [];
+  if (op.kind === 'burst' && before) {
+    let m = before;
+    for (const inner of op.ops) {
+      m = applyOp(m, inner);
+      models.push(m);
+    }
+  }
+  return [...models, after];
 }
 
 interface SettleOutcome {
@@ -129,7 +191,8 @@ async function settle(
         lastChange[i] = now;
       }
     });
-    if (options.registry) rateSamples.push({ at: now, counts: await reconcileCounts(options.registry) });
+    const counts = await options.operator?.reconcileCounts();
+    if (counts) rateSamples.push({ at: now, counts });
     pending = states.map((state) => pendingReasons(state, model, now, deadline));
     const quietSince = Math.max(...lastChange);
     const settled = now - quietSince >= options.quietMs && pending.every((p) => p.length === 0);
@@ -172,13 +235,7 @@ async function settle(
 }
 
 /** Bounds sampled during the step: ours may not go beyond both apps/v1's bound and what KCM did. */
-function boundViolations(
-  before: WorkloadModel | undefined,
-  after: WorkloadModel,
-  kcm: StepSample,
-  bo: StepSample,
-): string[] {
-  const models = before ? [before, after] : [after];
+function boundViolations(models: readonly WorkloadModel[], kcm: StepSample, bo: StepSample): string[] {
   const surgeBound = Math.max(...models.map((m) => m.replicas + fenceposts(m).surge));
   const readyBound = Math.min(...models.map((m) => m.replicas - fenceposts(m).unavailable));
   const lines: string[] = [];
@@ -209,8 +266,7 @@ function boundViolations(
 }
 
 /** Most pods one step may create on a side before it counts as a runaway. */
-function podCeiling(before: WorkloadModel | undefined, after: WorkloadModel): number {
-  const models = before ? [before, after] : [after];
+function podCeiling(models: readonly WorkloadModel[]): number {
   return 2 * Math.max(...models.map((m) => m.replicas + fenceposts(m).surge)) + 4;
 }
 
@@ -255,7 +311,8 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
       const base = model ?? (op.kind === 'create' ? op.model : undefined);
       if (!base) throw new Error('the first operation must be create');
       const after = applyOp(base, op);
-      const ceiling = podCeiling(before, after);
+      const models = modelsOf(before, op, after);
+      const ceiling = podCeiling(models);
       let ceilingHit: string | undefined;
       samplers.forEach((sampler, i) => {
         sampler.beginStep(ceiling, (created) => {
@@ -264,12 +321,7 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
           }
         });
       });
-      const outcomes = await Promise.allSettled(
-        sides.map((side) => perform(client, side, namespace, op, after, step)),
-      );
-      const failures = outcomes.flatMap((o, i) =>
-        o.status === 'rejected' ? [`${sides[i]!.id} rejected it: ${errorText(o.reason)}`] : [],
-      );
+      const { notes, failures } = await performBoth(opts, sides, op, base, String(step));
       if (failures.length > 0) {
         for (const s of samplers) s.endStep();
         result.divergence = { step, kind: 'error', lines: failures };
@@ -277,9 +329,6 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
       }
       const settled = await settle(client, sides, namespace, after, opts, () => ceilingHit);
       const [kcm, bo] = samplers.map((s) => s.endStep()) as [StepSample, StepSample];
-      const notes = outcomes
-        .map((o, i) => (o.status === 'fulfilled' && o.value ? `${sides[i]!.id} ${o.value}` : ''))
-        .filter(Boolean);
       log(
         `seed ${seed} step ${step}/${ops.length - 1}: ${describeOp(op)} -> ` +
           `${settled.ok ? 'settled equal' : 'DIVERGED'} in ${(settled.elapsedMs / 1000).toFixed(1)}s ` +
@@ -292,13 +341,19 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
         break;
       }
       if (!skip.has('bounds')) {
-        const lines = boundViolations(before, after, kcm, bo);
+        const lines = boundViolations(models, kcm, bo);
+        // A re-created workload adopts its orphaned sets and their pods: apps/v1 replaces none.
+        if (op.kind === 'orphanCascade' && bo.created > kcm.created) {
+          lines.push(
+            `adoption: bo created ${bo.created} pods after the re-create, kcm ${kcm.created} (the orphaned sets' pods should stay)`,
+          );
+        }
         if (lines.length) {
           result.divergence = { step, kind: 'bounds', lines };
           break;
         }
       }
-      if (opts.registry && !skip.has('rate')) {
+      if (opts.operator && !skip.has('rate')) {
         const objects = new Map([
           ['basicdeployment', 1],
           ['basicreplicaset', settled.setCount],
@@ -306,7 +361,7 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
         let lines = hotControllers(settled.rateSamples, settled.quietSince, objects);
         // A short rest window cannot tell the tail of the step's events from a loop: a suspect is
         // judged again over a window of its own, which a loop fails and a finished burst passes.
-        if (lines.length) lines = await confirmHot(opts.registry, objects);
+        if (lines.length) lines = await confirmHot(opts.operator, objects);
         if (lines.length) {
           result.divergence = {
             step,
@@ -352,9 +407,18 @@ export function formatDivergence(result: SeedResult, reproduce: string): string 
 /** How long a suspected hot loop is watched again before it is reported. */
 const RATE_CONFIRM_MS = 5000;
 
-async function confirmHot(registry: Registry, objects: ReadonlyMap<string, number>): Promise<string[]> {
-  const samples: RateSample[] = [{ at: Date.now(), counts: await reconcileCounts(registry) }];
+async function confirmHot(operator: ParityOperator, objects: ReadonlyMap<string, number>): Promise<string[]> {
+  const first = await operator.reconcileCounts();
+  const at = Date.now();
   await new Promise((r) => setTimeout(r, RATE_CONFIRM_MS));
-  samples.push({ at: Date.now(), counts: await reconcileCounts(registry) });
-  return hotControllers(samples, samples[0]!.at, objects);
+  const last = await operator.reconcileCounts();
+  if (!first || !last) return [];
+  return hotControllers(
+    [
+      { at, counts: first },
+      { at: Date.now(), counts: last },
+    ],
+    at,
+    objects,
+  );
 }

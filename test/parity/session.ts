@@ -1,13 +1,10 @@
-import { registerControllers } from '../../src/controllers/index.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
-import type { Manager } from '../../src/runtime/manager/manager.ts';
 import { testClient } from '../support/cluster.ts';
 import { installCrds } from '../support/crds.ts';
-import { startTestManager } from '../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../support/namespace.ts';
-import { OPERATOR_DEFAULTS } from '../support/operator-options.ts';
 import { generate } from './generator.ts';
 import type { OpKind } from './model.ts';
+import { inProcessOperator, type ParityOperator, processOperator } from './operator.ts';
 import { formatDivergence, type RunOptions, runSeed, type SeedResult } from './runner.ts';
 
 export interface SessionOptions {
@@ -43,9 +40,10 @@ export function reproduceCommand(result: SeedResult, options: SessionOptions): s
 }
 
 /**
- * Everything a parity run needs: the CRDs, a fresh namespace, the operator in this process (a
- * manager watching only that namespace, so its metrics registry is readable), then the seeds one
- * after another (so each seed's reconcile rates are its own).
+ * Everything a parity run needs: the CRDs, a fresh namespace, the operator watching only that
+ * namespace (in this process, its metrics registry read directly; or, when restartOperator is among
+ * the kinds, src/main.ts in a child process the harness can SIGKILL, its /metrics scraped), then the
+ * seeds one after another (so each seed's reconcile rates are its own).
  */
 export async function runSession(options: SessionOptions): Promise<SessionReport> {
   const started = Date.now();
@@ -53,15 +51,17 @@ export async function runSession(options: SessionOptions): Promise<SessionReport
   await installCrds();
   const client: KubeClient = await testClient();
   const namespace = await createNamespace(client, 'parity');
-  let manager: Manager | undefined;
+  let operator: ParityOperator | undefined;
   const results: SeedResult[] = [];
   const reports: string[] = [];
   try {
-    manager = await startTestManager([namespace], (m) => registerControllers(m, OPERATOR_DEFAULTS));
+    operator = options.kinds.has('restartOperator')
+      ? await processOperator(namespace)
+      : await inProcessOperator(namespace);
     const runOptions: RunOptions = {
       client,
       namespace,
-      registry: manager.registry,
+      operator,
       skip: options.skip,
       log,
       ...(options.stepTimeoutMs ? { stepTimeoutMs: options.stepTimeoutMs } : {}),
@@ -80,7 +80,7 @@ export async function runSession(options: SessionOptions): Promise<SessionReport
       }
     }
   } finally {
-    await manager?.stop();
+    await operator?.stop();
     await deleteNamespace(client, namespace);
   }
   return {

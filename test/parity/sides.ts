@@ -5,10 +5,16 @@ import {
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
 } from '../../src/apis/index.ts';
-import { isConflict } from '../../src/runtime/client/errors.ts';
+import { isConflict, isNotFound } from '../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes, type ResourceType, resourceOf } from '../../src/runtime/client/resource.ts';
-import { NEVER_READY_ANNOTATION, SIDE_LABEL, type WorkloadModel } from './model.ts';
+import {
+  NEVER_READY_ANNOTATION,
+  RELEASE_LABEL,
+  RELEASED_VALUE,
+  SIDE_LABEL,
+  type WorkloadModel,
+} from './model.ts';
 
 /** The fields of a Deployment or BasicDeployment condition the harness reads (wire JSON). */
 export interface WireCondition {
@@ -201,14 +207,9 @@ export const isReady = (pod: V1Pod) =>
 export const controllerOf = (obj: { metadata?: V1ObjectMeta }) =>
   obj.metadata?.ownerReferences?.find((r) => r.controller);
 
-/** The side's pod `index` (modulo the count) among live pods owned by a set, by creation time then name. */
-export async function deletePod(
-  client: KubeClient,
-  side: Side,
-  namespace: string,
-  index: number,
-): Promise<string> {
-  const pods = (await listPods(client, side, namespace))
+/** Live pods owned by a set of the side, by creation time then name. */
+async function ownedLivePods(client: KubeClient, side: Side, namespace: string): Promise<V1Pod[]> {
+  return (await listPods(client, side, namespace))
     .filter((p) => isLive(p) && controllerOf(p)?.kind === side.setKind)
     .sort((a, b) => {
       const ta = String(a.metadata?.creationTimestamp ?? '');
@@ -217,6 +218,71 @@ export async function deletePod(
         ? (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '')
         : ta.localeCompare(tb);
     });
+}
+
+/**
+ * Takes the side's pod `index` (as deletePod picks it) out of its set: a selector label changed
+ * (RELEASE_LABEL), the instance label kept, so the harness still sees it as a live pod without a
+ * controller once its set has released it (and made a replacement).
+ */
+export async function relabelPod(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  index: number,
+): Promise<string> {
+  const pods = await ownedLivePods(client, side, namespace);
+  if (pods.length === 0) return 'no live pod to relabel';
+  const pod = pods[index % pods.length]!;
+  await client.patch(CoreTypes.Pod, {
+    namespace,
+    name: pod.metadata!.name!,
+    patchType: 'merge',
+    body: { metadata: { labels: { [RELEASE_LABEL]: RELEASED_VALUE } } },
+  });
+  return `relabelled ${pod.metadata?.name}`;
+}
+
+/**
+ * `kubectl delete --cascade=orphan` then a create of the same object: the delete (propagation
+ * Orphan), a wait until the object is gone (the garbage collector has taken its ownerReferences off
+ * the sets by then, as kubectl's default --wait sees it), and the create from the model.
+ */
+export async function deleteOrphanAndRecreate(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  model: WorkloadModel,
+): Promise<string> {
+  const started = Date.now();
+  await client.delete(side.workloadType, namespace, side.name, { propagationPolicy: 'Orphan' });
+  for (;;) {
+    const gone = await client.get<WorkloadObject>(side.workloadType, namespace, side.name).then(
+      () => false,
+      (err: unknown) => {
+        if (isNotFound(err)) return true;
+        throw err;
+      },
+    );
+    if (gone) break;
+    if (Date.now() - started > 60_000) throw new Error(`${side.name} still exists 60 s after its delete`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const orphaned = (await client.list<SetObject>(side.setType, { namespace })).items.filter(
+    (s) => s.metadata.labels?.[SIDE_LABEL] === side.instance && !controllerOf(s),
+  ).length;
+  await client.create(side.workloadType, workloadObject(side, namespace, model));
+  return `re-created after ${((Date.now() - started) / 1000).toFixed(1)}s, ${orphaned} set(s) orphaned`;
+}
+
+/** The side's pod `index` (modulo the count) among live pods owned by a set, by creation time then name. */
+export async function deletePod(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  index: number,
+): Promise<string> {
+  const pods = await ownedLivePods(client, side, namespace);
   if (pods.length === 0) return 'no live pod to delete';
   const victim = pods[index % pods.length]!;
   await client.delete(CoreTypes.Pod, namespace, victim.metadata!.name!);
@@ -236,7 +302,7 @@ export async function createOrphan(
   namespace: string,
   model: WorkloadModel,
   withHash: boolean,
-  serial: number,
+  serial: string,
 ): Promise<string> {
   const template = workloadSpec(side, model).template;
   const labels = { ...template.metadata?.labels };

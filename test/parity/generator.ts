@@ -50,11 +50,17 @@ const WEIGHTS: Record<OpKind, number> = {
   burst: 2,
 };
 
-/** Kinds a burst never holds: each waits for something of its own (a deletion, a restart). */
+/**
+ * Kinds a burst never holds: orphanCascade and restartOperator wait for something of their own (a
+ * deletion, a restart); relabelPod in the middle of a rollout takes whichever pod is #i at that
+ * instant, one the set is about to delete on one side and one it keeps on the other (a pod released
+ * for good on one side only).
+ */
 const NOT_IN_BURST: ReadonlySet<OpKind> = new Set([
   'burst',
   'orphanCascade',
   'restartOperator',
+  'relabelPod',
   'helmLabels',
 ]);
 const RESTART_DELAYS_MS = [0, 100, 300, 700, 1500];

@@ -12,6 +12,7 @@ import {
   type PodTemplateObject,
   type SetObject,
   type Side,
+  type WireCondition,
   type WorkloadObject,
 } from './sides.ts';
 
@@ -110,6 +111,26 @@ const STATUS_FIELDS = [
   'unavailableReplicas',
 ] as const;
 
+/**
+ * Progressing=NewReplicaSetAvailable written before the newest set existed, on a rollout that has not
+ * finished. kube-controller-manager writes NewReplicaSetCreated with the Deployment it read when it
+ * creates a set; a second update right behind the template change (a burst) makes that write fail with
+ * a conflict, the retry finds the set and writes nothing, and syncRolloutStatus skips its progress
+ * check for good once replicas == updatedReplicas under a NewReplicaSetAvailable reason. Which of the
+ * two a resting rollout then shows is timing, so this one compares as in progress too.
+ */
+function staleAvailable(state: SideState, c: WireCondition): boolean {
+  const w = state.workload;
+  if (c.reason !== 'NewReplicaSetAvailable' || !w) return false;
+  const replicas = w.spec.replicas ?? 1;
+  const finished =
+    (w.status?.updatedReplicas ?? 0) >= replicas && (w.status?.availableReplicas ?? 0) >= replicas;
+  if (finished) return false;
+  const since = millis(c.lastUpdateTime ?? c.lastTransitionTime);
+  const newest = Math.max(...state.sets.map((s) => millis(s.metadata.creationTimestamp)));
+  return Number.isFinite(since) && Number.isFinite(newest) && since < newest;
+}
+
 export function snapshot(state: SideState): Snapshot {
   const { side, workload } = state;
   if (!workload)
@@ -119,9 +140,9 @@ export function snapshot(state: SideState): Snapshot {
   const conditions: Record<string, string> = {};
   for (const c of workload.status?.conditions ?? []) {
     if (!COMPARED_CONDITIONS.includes(c.type)) continue;
-    const reason =
-      c.type === 'Progressing' && IN_PROGRESS.includes(c.reason ?? '') ? IN_PROGRESS_CLASS : c.reason;
-    conditions[c.type] = `${c.status}/${reason ?? ''}`;
+    const inProgress =
+      c.type === 'Progressing' && (IN_PROGRESS.includes(c.reason ?? '') || staleAvailable(state, c));
+    conditions[c.type] = `${c.status}/${(inProgress ? IN_PROGRESS_CLASS : c.reason) ?? ''}`;
   }
   const live = state.pods.filter(isLive);
   const sets: Record<string, SetSummary> = {};
@@ -186,7 +207,8 @@ export function diffSnapshots(a: Snapshot, b: Snapshot, skip: readonly string[] 
   return lines;
 }
 
-const millis = (t: unknown) => (typeof t === 'string' ? Date.parse(t) : Number.NaN);
+const millis = (t: unknown) =>
+  t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : Number.NaN;
 
 /**
  * Why this side may still change without anyone touching it, or [] when it is at rest: its status

@@ -21,7 +21,8 @@ const USAGE = `usage: npm run parity -- [options]
   --step-timeout S   seconds a step may take to settle                      default 60
   --stop-early       stop at the first divergence
 Runs against the local cluster named by BASIC_OPERATOR_CLUSTER (brought up if needed), with the
-operator in this process. Exit code 1 when any seed diverged.`;
+operator in this process, or in a child process it can SIGKILL when restartOperator is among the
+kinds. Exit code 1 when any seed diverged.`;
 
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;

@@ -71,6 +71,7 @@ export interface Workload {
     readyReplicas?: number;
     availableReplicas?: number;
     unavailableReplicas?: number;
+    terminatingReplicas?: number;
     conditions?: Condition[];
   };
 }
@@ -85,6 +86,7 @@ export interface ReplicaSetObject {
     replicas?: number;
     readyReplicas?: number;
     availableReplicas?: number;
+    terminatingReplicas?: number;
     conditions?: Condition[];
   };
 }
@@ -515,8 +517,8 @@ export class History<T extends { metadata?: V1ObjectMeta }> {
   }
 
   /** Waits until some version seen since `from` (an index into `seen`) satisfies `ok`. */
-  waitSeen(what: string, ok: (obj: T) => boolean, from = 0): Promise<T> {
-    return waitFor(what, () => this.seen.slice(from).find(ok), { timeoutMs: TIMEOUT_MS });
+  waitSeen(what: string, ok: (obj: T) => boolean, from = 0, timeoutMs = TIMEOUT_MS): Promise<T> {
+    return waitFor(what, () => this.seen.slice(from).find(ok), { timeoutMs });
   }
 
   stop(): Promise<void> {

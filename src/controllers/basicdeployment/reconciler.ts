@@ -17,7 +17,7 @@ import { selectorProblems } from '../../runtime/labels.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { claimSets, selectsAnything } from './claim.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
-import { maxRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
+import { maxRevision, nextRevision, setsToDeleteForHistoryLimit } from './logic/history.ts';
 import { progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
@@ -246,7 +246,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     collisionCount: number | undefined,
     ctx: ReconcileContext<BasicDeployment>,
   ): Promise<BasicReplicaSet | undefined> {
-    const revision = maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))) + 1;
+    const revision = nextRevision(maxRevision(oldSets.map((s) => ({ revision: revisionOf(s) }))));
     const hash = computeTemplateHash(d.spec.template, collisionCount ?? 0);
     const desired = newSetFor(d, hash, replicas, revision);
     desired.metadata.annotations![MAX_REPLICAS_ANNOTATION] = String(
@@ -303,7 +303,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
    */
   private async syncNewSet(d: BasicDeployment, newSet: BasicReplicaSet, oldSets: BasicReplicaSet[]) {
     const others = oldSets.filter((s) => s.metadata.uid !== newSet.metadata.uid);
-    const revision = maxRevision(others.map((s) => ({ revision: revisionOf(s) }))) + 1;
+    const revision = nextRevision(maxRevision(others.map((s) => ({ revision: revisionOf(s) }))));
     const update = newSetUpdate(d, newSet, revision);
     if (!update) return newSet;
     const updated = await this.deps.client.patch<BasicReplicaSet>(BASIC_REPLICA_SET, {
@@ -319,7 +319,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     });
     this.ownWrites.wrote(newSet, updated);
     const rolledBack = update.annotations[REVISION_ANNOTATION];
-    if (rolledBack !== undefined && revisionOf(newSet) > 0) {
+    if (rolledBack !== undefined && revisionOf(newSet) > 0n) {
       this.deps.events.normal(d, {
         reason: 'DeploymentRollback',
         action: 'Rollback',
@@ -331,7 +331,9 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
 
   /**
    * Records the new set's revision on the deployment itself (upstream SetDeploymentRevision), in the
-   * background behind the creates (see RevisionWriter). Only this one key is written.
+   * background behind the creates (see RevisionWriter). Only this one key is written. After int64
+   * max, a set created without a revision (see nextRevision) records "0": upstream records the
+   * wrapped "-9223372036854775808" at the create, then "" from the set on its next sync.
    */
   private syncDeploymentRevision(
     d: BasicDeployment,
@@ -402,7 +404,7 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
         });
         ctx.log.info('deleted old BasicReplicaSet beyond revisionHistoryLimit', {
           set: old.name,
-          revision: old.revision,
+          revision: String(old.revision),
         });
       } catch (err) {
         if (!isNotFound(err)) throw err;

@@ -49,7 +49,7 @@ export interface NewSetUpdate {
 export function newSetUpdate(
   d: BasicDeployment,
   set: BasicReplicaSet,
-  revision: number,
+  revision: bigint,
 ): NewSetUpdate | undefined {
   const current = set.metadata.annotations ?? {};
   const annotations: Record<string, string> = {};
@@ -118,8 +118,9 @@ export function setView(set: BasicReplicaSet): ReplicaSetView {
   };
 }
 
-export function revisionOf(set: BasicReplicaSet): number {
-  return parseRevision(set.metadata.annotations?.[REVISION_ANNOTATION]) ?? 0;
+/** The set's revision as an int64 (see parseRevision); 0 when absent or not an int64. */
+export function revisionOf(set: BasicReplicaSet): bigint {
+  return parseRevision(set.metadata.annotations?.[REVISION_ANNOTATION]) ?? 0n;
 }
 
 /** The deployment's template as a pod template, with the hash label its pods will carry. */
@@ -160,7 +161,7 @@ export function newSetFor(
   d: BasicDeployment,
   hash: string,
   replicas: number,
-  revision: number,
+  revision: bigint,
 ): BasicReplicaSet {
   const view = deploymentView(d);
   return {
@@ -175,7 +176,9 @@ export function newSetFor(
       },
       annotations: {
         ...copiedAnnotations(d),
-        [REVISION_ANNOTATION]: String(revision),
+        // Upstream SetNewReplicaSetAnnotations writes a revision only above the set's (0 without
+        // one): not the negative one after int64 max wraps (nextRevision).
+        ...(revision > 0n ? { [REVISION_ANNOTATION]: String(revision) } : {}),
         [DESIRED_REPLICAS_ANNOTATION]: String(view.replicas),
       },
       ownerReferences: [controllerReference(d, BASIC_DEPLOYMENT)],

@@ -55,7 +55,7 @@ const setName = (tag: string) => `web-${hashOf(deployment({ template: template(t
 /** The set of `tag`'s template as made `age` ago for a deployment of `replicas`, its pods all available. */
 function setOf(tag: string, replicas: number, revision: number, age = 0): BasicReplicaSet {
   const d = deployment({ replicas, template: template(tag) });
-  const made = newSetFor(d, hashOf(d), replicas, revision);
+  const made = newSetFor(d, hashOf(d), replicas, BigInt(revision));
   made.metadata.uid = `uid-${made.metadata.name}`;
   made.metadata.generation = 1;
   made.metadata.creationTimestamp = new Date(NOW - age);
@@ -178,6 +178,55 @@ describe('BasicDeploymentReconciler', () => {
     assert.deepEqual(h.eventSummary(), ['Normal ScalingReplicaSet']);
     assert.equal(progressing(h)?.reason, 'NewReplicaSetCreated');
     assert.equal(h.status.last('web')?.ready, false);
+  });
+
+  it('reads revisions as int64 (strconv.ParseInt): the set after revision 3546343826724305832 is 3546343826724305833', async () => {
+    // deployment.go:107: an adopted set carries a revision above 2^53; Number would round it.
+    const adopted = setOf('1', 1, 1, MINUTE);
+    adopted.metadata.annotations![REVISION_ANNOTATION] = '3546343826724305832';
+    const h = await setup(deployment({ replicas: 1, template: template('2') }), adopted);
+    await h.reconcile('web');
+    const created = h.client.writes({ verb: 'create' })[0]?.body as BasicReplicaSet;
+    assert.equal(created.metadata.annotations?.[REVISION_ANNOTATION], '3546343826724305833');
+    assert.equal(
+      h.cluster.server.get(BASIC_DEPLOYMENT, 'ns', 'web').metadata.annotations?.[REVISION_ANNOTATION],
+      '3546343826724305833',
+    );
+    assert.deepEqual(
+      h.events.events.map((e) => e.note).filter((n) => n?.startsWith('Created')),
+      [`Created BasicReplicaSet ${setName('2')} with 1 replicas (revision 3546343826724305833)`],
+    );
+  });
+
+  it('skips a revision above int64 max like an unparsable one (upstream MaxRevision)', async () => {
+    const beyond = setOf('1', 0, 1, 2 * MINUTE);
+    beyond.metadata.annotations![REVISION_ANNOTATION] = '9223372036854775808';
+    const h = await setup(
+      deployment({ replicas: 1, template: template('3') }),
+      beyond,
+      setOf('2', 1, 4, MINUTE),
+    );
+    await h.reconcile('web');
+    const created = h.client.writes({ verb: 'create' })[0]?.body as BasicReplicaSet;
+    assert.equal(created.metadata.annotations?.[REVISION_ANNOTATION], '5');
+  });
+
+  it('the revision after 9223372036854775806 is int64 max, exactly', async () => {
+    const top = setOf('1', 1, 1, MINUTE);
+    top.metadata.annotations![REVISION_ANNOTATION] = '9223372036854775806';
+    const h = await setup(deployment({ replicas: 1, template: template('2') }), top);
+    await h.reconcile('web');
+    const created = h.client.writes({ verb: 'create' })[0]?.body as BasicReplicaSet;
+    assert.equal(created.metadata.annotations?.[REVISION_ANNOTATION], '9223372036854775807');
+  });
+
+  it('after int64 max the revision wraps as in Go, so the new set gets no revision annotation', async () => {
+    const top = setOf('1', 1, 1, MINUTE);
+    top.metadata.annotations![REVISION_ANNOTATION] = '9223372036854775807';
+    const h = await setup(deployment({ replicas: 1, template: template('2') }), top);
+    await h.reconcile('web');
+    const created = h.client.writes({ verb: 'create' })[0]?.body as BasicReplicaSet;
+    assert.equal(created.metadata.annotations?.[REVISION_ANNOTATION], undefined);
   });
 
   it("a set carries the template's labels as they are (a user's managed-by: Helm stays) plus the hash", async () => {

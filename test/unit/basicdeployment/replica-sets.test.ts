@@ -32,7 +32,7 @@ function basicDeployment(spec: Partial<BasicDeployment['spec']> = {}): BasicDepl
 
 describe('newSetFor', () => {
   it("carries exactly the template's labels plus the pod-template-hash; a user's managed-by stays", () => {
-    const set = newSetFor(basicDeployment(), 'abc123', 3, 1);
+    const set = newSetFor(basicDeployment(), 'abc123', 3, 1n);
     const expected = {
       app: 'web',
       'app.kubernetes.io/managed-by': 'Helm',
@@ -53,7 +53,7 @@ describe('newSetFor', () => {
       }),
       'abc123',
       3,
-      1,
+      1n,
     );
     assert.deepEqual(set.metadata.labels, { app: 'web', [POD_TEMPLATE_HASH_LABEL]: 'abc123' });
   });
@@ -70,28 +70,28 @@ describe('newSetUpdate', () => {
     return d;
   };
   it("copies the deployment's annotations (not ours, not kubectl's last-applied) to a new set", () => {
-    const set = newSetFor(annotated(), 'abc123', 3, 5);
+    const set = newSetFor(annotated(), 'abc123', 3, 5n);
     assert.equal(set.metadata.annotations?.team, 'payments');
     assert.equal(set.metadata.annotations?.[REVISION_ANNOTATION], '5');
     assert.equal(set.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'], undefined);
   });
   it('is undefined when the set is in line', () => {
     const d = annotated({ minReadySeconds: 5 });
-    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2), 2), undefined);
-    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2), 1), undefined, 'a revision never goes down');
+    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2n), 2n), undefined);
+    assert.equal(newSetUpdate(d, newSetFor(d, 'abc123', 3, 2n), 1n), undefined, 'a revision never goes down');
   });
   it('syncs a changed minReadySeconds to the existing set (upstream getNewReplicaSet)', () => {
-    const set = newSetFor(annotated({ minReadySeconds: 0 }), 'abc123', 3, 2);
-    assert.deepEqual(newSetUpdate(annotated({ minReadySeconds: 10 }), set, 2), {
+    const set = newSetFor(annotated({ minReadySeconds: 0 }), 'abc123', 3, 2n);
+    assert.deepEqual(newSetUpdate(annotated({ minReadySeconds: 10 }), set, 2n), {
       annotations: {},
       minReadySeconds: 10,
     });
   });
   it('adds or overwrites copied annotations, raises the revision, and never removes an annotation', () => {
-    const set = newSetFor(annotated(), 'abc123', 3, 2);
+    const set = newSetFor(annotated(), 'abc123', 3, 2n);
     const d = annotated();
     d.metadata.annotations = { team: 'search', owner: 'alice' };
-    assert.deepEqual(newSetUpdate(d, set, 7), {
+    assert.deepEqual(newSetUpdate(d, set, 7n), {
       annotations: { team: 'search', owner: 'alice', [REVISION_ANNOTATION]: '7' },
     });
   });
@@ -100,8 +100,8 @@ describe('newSetUpdate', () => {
 describe('findNewSet', () => {
   const d = basicDeployment();
   const set = (name: string, created: string, hash: string) => ({
-    ...newSetFor(d, hash, 3, 1),
-    metadata: { ...newSetFor(d, hash, 3, 1).metadata, name, creationTimestamp: new Date(created) },
+    ...newSetFor(d, hash, 3, 1n),
+    metadata: { ...newSetFor(d, hash, 3, 1n).metadata, name, creationTimestamp: new Date(created) },
   });
 
   it('takes the oldest set with the template, and of sets created in the same second the first by name', () => {

@@ -63,9 +63,19 @@ function missingNode(kind: string, name: string, namespace: string, message: str
 
 const byName = (a: TreeNode, b: TreeNode) => a.name.localeCompare(b.name);
 
-/** Newest revision first, then by name. */
-const byRevision = (a: TreeNode, b: TreeNode) =>
-  Number(b.revision ?? 0) - Number(a.revision ?? 0) || byName(a, b);
+/** A revision as the controller reads it, an int64 (strconv.ParseInt); 0 when absent or not one. */
+function revisionValue(node: TreeNode): bigint {
+  if (node.revision === undefined || !/^[+-]?[0-9]+$/.test(node.revision)) return 0n;
+  const revision = BigInt(node.revision);
+  return BigInt.asIntN(64, revision) === revision ? revision : 0n;
+}
+
+/** Newest revision first (exactly, beyond 2^53), then by name. */
+const byRevision = (a: TreeNode, b: TreeNode) => {
+  const ra = revisionValue(a);
+  const rb = revisionValue(b);
+  return ra === rb ? byName(a, b) : ra < rb ? 1 : -1;
+};
 
 async function owned(
   source: ObjectSource,

@@ -150,16 +150,21 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
       this.host.registry,
       this.host.log,
     );
+    let running = false;
     if (this.statusOptions) {
       const writer = this.statusWriter(this.statusOptions, controller);
       controller.useStatusWriter(writer);
       this.forInformer.addHandler({
-        onUpdate: (_oldObj, obj) => writer.observed(obj),
+        onUpdate: (oldObj, obj) => {
+          // Someone else's edit of a status this controller alone writes: reconcile to correct it.
+          if (running && writer.changedByOthers(oldObj, obj))
+            for (const r of self(obj)) controller.enqueue(r);
+          writer.observed(obj);
+        },
         onDelete: (obj) => writer.forget(objectKey(obj)),
       });
       controller.onStop(() => writer.drain());
     }
-    let running = false;
     for (const informer of new Set([...this.watchList, ...this.observers].map((w) => w.informer))) {
       const observers = this.observers.filter((o) => o.informer === informer).map((o) => o.handler);
       const watches = this.watchList.filter((w) => w.informer === informer);
@@ -199,6 +204,7 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
       cache: this.forInformer,
       strategy: apply ? applyOwnedFields(this.name) : replaceWholeStatus,
       setObservedGeneration: !apply,
+      soleWriter: !apply,
       progress: options.progress,
       concurrency: options.concurrency,
       batchMs: options.batchMs,

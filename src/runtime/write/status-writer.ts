@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { isNotFound } from '../client/errors.ts';
 import type { KubeClient } from '../client/kube-client.ts';
 import type { ResourceType } from '../client/resource.ts';
@@ -61,6 +62,12 @@ export interface BackgroundStatusWriterOptions<T extends ObjectWithStatus> {
   strategy: StatusStrategy;
   /** observedGeneration is set to the generation the status was computed from (default true). */
   setObservedGeneration?: boolean;
+  /**
+   * This writer is the status's only writer (the replace strategy): a status change it did not make
+   * is someone else's edit, which the controller corrects (changedByOthers), as kube-controller-manager
+   * does when a Deployment's status is patched by hand.
+   */
+  soleWriter?: boolean;
   progress?: ProgressOptions<StatusOf<T>>;
   /** Writes in flight at most. */
   concurrency?: number;
@@ -220,6 +227,35 @@ export class BackgroundStatusWriter<T extends ObjectWithStatus> implements Statu
       written.writtenResourceVersion !== undefined &&
       written.writtenResourceVersion === obj.metadata?.resourceVersion;
     if (inCache && !this.#submitted.has(key)) this.#written.delete(key);
+  }
+
+  /**
+   * Whether the update from `oldObj` to `obj` changed the status in a way this writer did not: not a
+   * write of its own (in flight, or answered with this resourceVersion, or the status it handed
+   * over). Only a sole writer can tell; with shared status it is never true.
+   */
+  changedByOthers(oldObj: T, obj: T): boolean {
+    if (!this.#options.soleWriter) return false;
+    if (isDeepStrictEqual(toJsonValue(oldObj.status ?? {}), toJsonValue(obj.status ?? {}))) return false;
+    const key = keyOf(obj);
+    // A write of ours under way: its watch event may come before its answer.
+    if (this.#busy(key)) return false;
+    const uid = obj.metadata?.uid;
+    const written = this.#written.get(key);
+    const writtenVersion = written?.writtenResourceVersion;
+    if (
+      written?.uid === uid &&
+      writtenVersion !== undefined &&
+      writtenVersion === obj.metadata?.resourceVersion
+    ) {
+      return false;
+    }
+    const submitted = this.#submitted.get(key);
+    return !(
+      submitted &&
+      submitted.target.uid === uid &&
+      this.#options.strategy.has(obj.status, submitted.status)
+    );
   }
 
   /**

@@ -77,6 +77,7 @@ function writerFor(options: {
     cache: { get: options.cached },
     strategy: options.strategy ?? replaceWholeStatus,
     setObservedGeneration: options.strategy === undefined,
+    soleWriter: options.strategy === undefined || options.strategy === replaceWholeStatus,
     progress: options.progress,
     concurrency: options.concurrency,
     batchMs: options.batchMs ?? 0,
@@ -161,6 +162,52 @@ describe('BackgroundStatusWriter', () => {
     w.write(cached, { phase: 'Ours' });
     await w.drain();
     assert.equal(sent.length, 2);
+  });
+
+  it("changedByOthers: a sole writer tells someone else's edit of its status from its own writes", async () => {
+    let release = () => {};
+    const client = {
+      patch: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { metadata: { resourceVersion: '101' } };
+      },
+    } as unknown as KubeClient;
+    const old = thing('u1', { phase: 'Old', observedGeneration: 1 });
+    let cached: Thing = old;
+    const w = writerFor({ client, cached: () => cached });
+    const at = (resourceVersion: string, status: ThingStatus): Thing => ({
+      ...old,
+      metadata: { ...old.metadata, resourceVersion },
+      status,
+    });
+    w.write(old, { phase: 'Ours' });
+    await Promise.resolve();
+    // Our write's event comes before its answer: still ours.
+    const ours = at('101', { phase: 'Ours', observedGeneration: 1 });
+    assert.equal(w.changedByOthers(old, ours), false, 'a write in flight');
+    release();
+    await w.drain();
+    assert.equal(w.changedByOthers(old, ours), false, 'answered with that resourceVersion');
+    cached = ours;
+    w.observed(ours);
+    assert.equal(
+      w.changedByOthers(ours, at('102', { phase: 'Ours', observedGeneration: 1 })),
+      false,
+      'status unchanged',
+    );
+    const edited = at('103', { phase: 'Hand-made', observedGeneration: 1 });
+    assert.equal(w.changedByOthers(ours, edited), true, 'someone patched the status');
+
+    const shared = new BackgroundStatusWriter<Thing>({
+      client,
+      type: THING,
+      cache: { get: () => cached },
+      strategy: applyOwnedFields('me'),
+      setObservedGeneration: false,
+      signal: new AbortController().signal,
+      onError: () => {},
+    });
+    assert.equal(shared.changedByOthers(ours, edited), false, "a shared status is others' to write too");
   });
 
   it('a write waiting its turn is sent even when the cache shows that status: the server may have a newer one of ours', async () => {

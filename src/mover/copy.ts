@@ -5,6 +5,7 @@ import {
   constants,
   fchmodSync,
   fchownSync,
+  fsyncSync,
   futimesSync,
   lchownSync,
   linkSync,
@@ -65,12 +66,35 @@ export function copyTree(source: string, target: string, progress: CopyProgress)
     leave: (dir) => {
       const to = targetOf(dir.rel);
       const { uid, gid } = owner(dir.stats);
-      if (to === root) return copyRootAttributes(dir.stats, to);
-      onPath(to, 'lchown', () => lchownSync(to, uid, gid));
-      onPath(to, 'chmod', () => chmodSync(to, permissions(dir.stats)));
-      onPath(to, 'utime', () => utimesSync(to, ...times(dir.stats)));
+      if (to === root) copyRootAttributes(dir.stats, to);
+      else {
+        onPath(to, 'lchown', () => lchownSync(to, uid, gid));
+        onPath(to, 'chmod', () => chmodSync(to, permissions(dir.stats)));
+        onPath(to, 'utime', () => utimesSync(to, ...times(dir.stats)));
+      }
+      syncDirectory(to);
     },
   });
+}
+
+/**
+ * The directory's entries (and the names of its files, symlinks and hard links) on disk. A
+ * directory a non-root copy may not read (its own, mode 0000 or 0300) cannot be opened to sync:
+ * its entries go with the file system's next commit.
+ */
+function syncDirectory(dir: Buffer): void {
+  let fd: number;
+  try {
+    fd = onPath(dir, 'open', () => openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY));
+  } catch (err) {
+    if (err instanceof FsError && err.code === 'EACCES') return;
+    throw err;
+  }
+  try {
+    onPath(dir, 'fsync', () => fsyncSync(fd));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -104,6 +128,8 @@ function copyFile(entry: TreeEntry, to: Buffer, chunk: Buffer, progress: CopyPro
       onPath(to, 'fchown', () => fchownSync(fd, uid, gid));
       onPath(to, 'fchmod', () => fchmodSync(fd, permissions(stats)));
       onPath(to, 'futime', () => futimesSync(fd, ...times(stats)));
+      // On disk before the copy is called complete: the source may be deleted right after.
+      onPath(to, 'fsync', () => fsyncSync(fd));
     } finally {
       closeSync(fd);
     }

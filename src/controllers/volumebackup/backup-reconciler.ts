@@ -129,6 +129,9 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     if (skipped) {
       step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
     } else if (now.getTime() >= deadline) {
+      // A copy that ended in time is judged first: its pod's report may still be on its way (bounded
+      // by POD_END_GRACE_MS after its Job ended).
+      if (recorded.retryInMs !== undefined) return { requeueAfterMs: recorded.retryInMs };
       // Out of time: start nothing more, and say where each volume stands.
       step = { progress: this.progressOf(backup, jobs, now), created: 0, retryInMs: undefined };
       if (!step.progress.every((p) => p.state === 'copied')) {

@@ -11,6 +11,7 @@ import {
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
 import { hasFinalizer } from '../../runtime/write/finalizers.ts';
+import { RESTORABLE } from './backup-claims.ts';
 import { backupLabels, backupName, skipRequested } from './names.ts';
 import { READY, SKIPPED } from './progress.ts';
 
@@ -126,6 +127,19 @@ export function coverageGap(machine: Machine, backup: VolumeBackup): string | un
 }
 
 /**
+ * Why a Completed backup cannot be restored from any more (its Restorable condition, False: a backup
+ * claim missing, being deleted or not Bound), or undefined when it can. The Machine's claims are the
+ * only other copy: they stay until the backup's are whole again or a person decides.
+ */
+function notRestorable(backup: VolumeBackup): string | undefined {
+  const restorable = findCondition(backup.status?.conditions, RESTORABLE);
+  if (restorable?.status === 'True') return undefined;
+  return restorable
+    ? restorable.message
+    : 'it does not say yet whether its backup claims can be restored from';
+}
+
+/**
  * Decides the next step for `machine`, given the VolumeBackup the operator recorded for it
  * (`recorded`, from the Machine's status) and the one of that name, or of the name it would get
  * (`backup`, if it exists). A live Machine gets the finalizer iff its policy is OnDelete. A Machine
@@ -159,7 +173,8 @@ export function planMachine(
   // Identity, not names: only the VolumeBackup whose uid the operator recorded when it created it.
   const ours = backup !== undefined && recorded !== undefined && backup.metadata.uid === recorded.uid;
   const phase = backup?.status?.phase;
-  const gap = ours && phase === 'Completed' ? coverageGap(machine, backup) : undefined;
+  const gap =
+    ours && phase === 'Completed' ? (coverageGap(machine, backup) ?? notRestorable(backup)) : undefined;
   if (ours && phase === 'Completed' && gap === undefined) {
     return {
       action: 'remove-finalizer',
@@ -210,7 +225,7 @@ export function planMachine(
   if (backup && !ours) {
     const expected = recorded
       ? `the operator recorded VolumeBackup ${recorded.name} (uid ${recorded.uid}) for it`
-      : 'the operator has recorded no VolumeBackup for it';
+      : "the operator has recorded no VolumeBackup for it (if the operator was stopped between creating one and recording it, or an older version made it, it may be the operator's own, but nothing proves it)";
     return {
       action: 'wait',
       condition: condition(

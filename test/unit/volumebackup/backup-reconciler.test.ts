@@ -428,6 +428,18 @@ describe('VolumeBackupReconciler', () => {
     assert.match(ready(h)?.message ?? '', /copied 1 of 2 volumes; copying data \(Job web-0b7c9a52-data-1\)/);
   });
 
+  it('past its deadline, a copy that ended in time is judged before the deadline is: its report may be on its way', async () => {
+    const late = backup({ phase: 'Running', startTime: new Date(NOW - 2 * HOUR).toISOString() });
+    const h = await setup(late, (c) => {
+      c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims());
+      const [data] = c.seed(CoreTypes.Job, copyJob('data', 1, { type: 'Complete', at: NOW - 1000 }, {}));
+      c.seed(CoreTypes.Pod, copyPod(data!));
+      c.seed(CoreTypes.Job, copyJob('logs', 1, { type: 'Complete', at: NOW - 1000 }));
+    });
+    assert.deepEqual(await h.reconcile(NAME), { requeueAfterMs: 2000 });
+    assert.equal(h.status.last(NAME), undefined, 'not Failed with DeadlineExceeded yet');
+  });
+
   it("a failed copy: the pod's words on the Job before its pod goes, a CopyFailed Warning, and a retry saying them", async () => {
     const h = await setup(running(), (c) => {
       c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims());

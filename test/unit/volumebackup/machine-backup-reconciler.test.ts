@@ -89,6 +89,13 @@ const completed = () =>
         message: 'all 2 volumes copied and verified',
         lastTransitionTime: '2026-01-01T11:00:00Z',
       },
+      {
+        type: 'Restorable',
+        status: 'True',
+        reason: 'BackupClaimsBound',
+        message: 'all 2 backup claims are Bound',
+        lastTransitionTime: '2026-01-01T11:00:00Z',
+      },
     ],
   });
 

@@ -52,7 +52,10 @@ function verified(): VolumeBackup {
       { name: 'data', backupClaimName: 'web-0b7c9a52-data', manifest: manifest(1) },
       { name: 'logs', backupClaimName: 'web-0b7c9a52-logs', manifest: manifest(2) },
     ],
-    conditions: [{ ...ready('BackupCompleted', 'all 2 volumes copied and verified'), status: 'True' }],
+    conditions: [
+      { ...ready('BackupCompleted', 'all 2 volumes copied and verified'), status: 'True' },
+      { ...ready('BackupClaimsBound', 'all 2 backup claims are Bound'), type: 'Restorable', status: 'True' },
+    ],
   });
 }
 
@@ -303,6 +306,26 @@ describe('planMachine: only the VolumeBackup the operator created releases the M
       assert.match(waitMessage(plan), gap.says);
     });
   }
+
+  it('a recorded, Completed backup that can no longer be restored from (a backup claim being deleted): kept, saying why', () => {
+    const b = verified();
+    b.status!.conditions = [
+      b.status!.conditions![0]!,
+      {
+        ...ready(
+          'BackupClaimDeleting',
+          'backup claim web-0b7c9a52-data of volume data was asked to be deleted',
+        ),
+        type: 'Restorable',
+      },
+    ];
+    const plan = planMachine(deleting(), b, RECORD);
+    assert.equal(plan.action, 'wait');
+    assert.match(
+      plan.action === 'wait' ? plan.condition.message : '',
+      /backup claim web-0b7c9a52-data of volume data was asked to be deleted/,
+    );
+  });
 
   it('a recorded backup whose volumes differ only in order still releases', () => {
     const found = verified();

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
-import { isConflict, isNotFound } from '../../../src/runtime/client/errors.ts';
+import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
 import { PodWatcher } from '../../support/pod-watch.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -27,6 +27,7 @@ import {
   revisionAndImageProblem,
   runForBothKinds,
   selectorString,
+  updateAndPatchStatusConditions,
   updateDeployment,
   updateScale,
   type Workload,
@@ -683,59 +684,7 @@ describe("Kubernetes' e2e: Deployment (test/e2e/apps/deployment.go, v1.36.3)", (
       const status = await k.client.request<Workload>('GET', statusPath(k, name));
       assert.equal(status.metadata.name, name);
 
-      // Update the status with one more condition (metav1.Condition, our kind's type, requires
-      // lastTransitionTime, reason and message; apps/v1 takes them too).
-      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      for (let attempt = 1; ; attempt++) {
-        const current = await getDeployment(k, name);
-        current.status = {
-          ...current.status,
-          conditions: [
-            ...(current.status?.conditions ?? []),
-            {
-              type: 'StatusUpdate',
-              status: 'True',
-              reason: 'E2E',
-              message: 'Set from e2e test',
-              lastTransitionTime: now,
-            },
-          ],
-        };
-        try {
-          await k.client.request('PUT', statusPath(k, name), { body: current });
-          break;
-        } catch (err) {
-          if (!isConflict(err) || attempt >= 20) throw err;
-        }
-      }
-      await history.waitSeen(`${name} with the StatusUpdate condition`, (v: Workload) =>
-        (v.status?.conditions ?? []).some(
-          (c) => c.type === 'StatusUpdate' && c.reason === 'E2E' && c.message === 'Set from e2e test',
-        ),
-      );
-
-      await k.client.patch(k.deployments, {
-        namespace: k.ns,
-        name,
-        patchType: 'merge',
-        subresource: 'status',
-        body: {
-          status: {
-            conditions: [
-              {
-                type: 'StatusPatched',
-                status: 'True',
-                reason: 'E2E',
-                message: 'patched',
-                lastTransitionTime: now,
-              },
-            ],
-          },
-        },
-      });
-      await history.waitSeen(`${name} with the StatusPatched condition`, (v: Workload) =>
-        (v.status?.conditions ?? []).some((c) => c.type === 'StatusPatched'),
-      );
+      await updateAndPatchStatusConditions(k, k.deployments, name, history);
     } finally {
       await history.stop();
     }

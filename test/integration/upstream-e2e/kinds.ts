@@ -525,3 +525,65 @@ export class History<T extends { metadata?: V1ObjectMeta }> {
     return this.watcher.stop();
   }
 }
+
+/**
+ * The status endpoint steps of upstream's "should validate ... Status endpoints" cases, for either
+ * workload: a PUT of /status with one more condition (StatusUpdate; metav1.Condition, our kind's
+ * type, requires lastTransitionTime, reason and message, and apps/v1 takes them too), again on a
+ * conflict, then a merge patch of /status with another (StatusPatched), each seen in `history`.
+ */
+export async function updateAndPatchStatusConditions<
+  T extends { metadata?: V1ObjectMeta; status?: { conditions?: Condition[] } },
+>(k: Kind, type: ResourceType<T>, name: string, history: History<T>): Promise<void> {
+  const path = objectPath(type, k.ns, name, 'status');
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  for (let attempt = 1; ; attempt++) {
+    const current = await k.client.get<T>(type, k.ns, name);
+    current.status = {
+      ...current.status,
+      conditions: [
+        ...(current.status?.conditions ?? []),
+        {
+          type: 'StatusUpdate',
+          status: 'True',
+          reason: 'E2E',
+          message: 'Set from e2e test',
+          lastTransitionTime: now,
+        },
+      ],
+    };
+    try {
+      await k.client.request('PUT', path, { body: current });
+      break;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 20) throw err;
+    }
+  }
+  await history.waitSeen(`${name} with the StatusUpdate condition`, (v) =>
+    (v.status?.conditions ?? []).some(
+      (c) => c.type === 'StatusUpdate' && c.reason === 'E2E' && c.message === 'Set from e2e test',
+    ),
+  );
+  await k.client.patch(type, {
+    namespace: k.ns,
+    name,
+    patchType: 'merge',
+    subresource: 'status',
+    body: {
+      status: {
+        conditions: [
+          {
+            type: 'StatusPatched',
+            status: 'True',
+            reason: 'E2E',
+            message: 'patched',
+            lastTransitionTime: now,
+          },
+        ],
+      },
+    },
+  });
+  await history.waitSeen(`${name} with the StatusPatched condition`, (v) =>
+    (v.status?.conditions ?? []).some((c) => c.type === 'StatusPatched'),
+  );
+}

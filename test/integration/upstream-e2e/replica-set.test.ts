@@ -18,6 +18,7 @@ import {
   type ReplicaSetObject,
   runForBothKinds,
   selectorString,
+  updateAndPatchStatusConditions,
   updateReplicaSet,
   updateScale,
   waitForPodsRunning,
@@ -283,59 +284,7 @@ describe("Kubernetes' e2e: ReplicaSet (test/e2e/apps/replica_set.go, v1.36.3)", 
       const status = await k.client.request<ReplicaSetObject>('GET', statusPath(k, rsName));
       assert.equal(status.metadata.name, rsName);
 
-      // One more condition (metav1.Condition, our kind's type, requires lastTransitionTime, reason
-      // and message; apps/v1 takes them too).
-      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      for (let attempt = 1; ; attempt++) {
-        const current = await getReplicaSet(k, rsName);
-        current.status = {
-          ...current.status,
-          conditions: [
-            ...(current.status?.conditions ?? []),
-            {
-              type: 'StatusUpdate',
-              status: 'True',
-              reason: 'E2E',
-              message: 'Set from e2e test',
-              lastTransitionTime: now,
-            },
-          ],
-        };
-        try {
-          await k.client.request('PUT', statusPath(k, rsName), { body: current });
-          break;
-        } catch (err) {
-          if (!isConflict(err) || attempt >= 20) throw err;
-        }
-      }
-      await history.waitSeen(`${rsName} with the StatusUpdate condition`, (rs: ReplicaSetObject) =>
-        (rs.status?.conditions ?? []).some(
-          (c) => c.type === 'StatusUpdate' && c.reason === 'E2E' && c.message === 'Set from e2e test',
-        ),
-      );
-
-      await k.client.patch(k.replicaSets, {
-        namespace: k.ns,
-        name: rsName,
-        patchType: 'merge',
-        subresource: 'status',
-        body: {
-          status: {
-            conditions: [
-              {
-                type: 'StatusPatched',
-                status: 'True',
-                reason: 'E2E',
-                message: 'patched',
-                lastTransitionTime: now,
-              },
-            ],
-          },
-        },
-      });
-      await history.waitSeen(`${rsName} with the StatusPatched condition`, (rs: ReplicaSetObject) =>
-        (rs.status?.conditions ?? []).some((c) => c.type === 'StatusPatched'),
-      );
+      await updateAndPatchStatusConditions(k, k.replicaSets, rsName, history);
     } finally {
       await history.stop();
     }

@@ -302,7 +302,7 @@ export function planMachine(
         machine,
         'False',
         'BackupPending',
-        'waiting for the Machine status to name the claim of every volume',
+        `waiting for the Machine status to name the claim of every volume (its provider reports them); ${SKIP_HINT}`,
       ),
     };
   }

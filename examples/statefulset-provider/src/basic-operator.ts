@@ -15,6 +15,7 @@ export {
   containerFieldsSchema,
   copyPodProbe,
   copyPrivilege,
+  copyTermination,
   describeManifest,
   type InfrastructureAddress,
   jobOutcome,

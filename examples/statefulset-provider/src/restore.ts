@@ -2,17 +2,13 @@
 // and the Job that copies the backup claim into the volume's claim. The copy is the project's mover,
 // and a restore is done only when its copy pod's report proves the restored tree equal to the
 // manifest the backup recorded: the StatefulSet's pod never starts on unproven data.
-import type {
-  V1ContainerStateTerminated,
-  V1Job,
-  V1PersistentVolumeClaim,
-  V1Pod,
-} from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from './api.ts';
 import {
   type CopyPrivilege,
   controllerReference,
   copyPodProbe,
+  copyTermination,
   describeManifest,
   jobOutcome,
   type MachineVolume,
@@ -35,8 +31,6 @@ import {
 
 /** Pod-level retries of a restore Job before it counts as failed. */
 export const RESTORE_BACKOFF_LIMIT = 3;
-/** The container of volumeCopyPodTemplate's pod, whose termination message is the mover's report. */
-const COPY_CONTAINER = 'copy';
 /** How much of a failed copy's last words a message carries (the end: the last lines say why). */
 const COPY_OUTPUT_MAX_CHARS = 1500;
 
@@ -78,10 +72,6 @@ export interface RestoreObservation {
   jobPods: readonly V1Pod[];
   /** Backup claims by name, read live (they are not the provider's, so not in its cache). */
   backupClaim: (name: string) => V1PersistentVolumeClaim | undefined;
-}
-
-function copyTermination(pod: V1Pod): V1ContainerStateTerminated | undefined {
-  return pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER)?.state?.terminated;
 }
 
 /** The newest pod whose copy ended as its Job did (exit code 0 for a success). */

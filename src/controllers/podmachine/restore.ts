@@ -1,13 +1,9 @@
 // Where the restore of one volume stands, from what the cache shows (pure). A restore is done only
 // when the copy pod's report proves the restored tree equal to what the backup recorded; the verdict
 // is recorded on the claim before the pod that carries the report is deleted.
-import type {
-  V1ContainerStateTerminated,
-  V1Job,
-  V1PersistentVolumeClaim,
-  V1Pod,
-} from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+  copyTermination,
   describeManifest,
   jobOutcome,
   type MachineVolume,
@@ -20,8 +16,6 @@ import {
 } from '../../apis/index.ts';
 import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
 
-/** The container of volumeCopyPodTemplate's pod. */
-const COPY_CONTAINER = 'copy';
 /** How much of a failed copy's last words a message carries (its end: the last lines say why). */
 const COPY_OUTPUT_MAX_CHARS = 1500;
 
@@ -129,10 +123,6 @@ export function outcomeRecorded(
   job: V1Job,
 ): boolean {
   return isRestored(volume, claim) || recordedFailure(claim, job.metadata?.uid ?? '') !== undefined;
-}
-
-function copyTermination(pod: V1Pod): V1ContainerStateTerminated | undefined {
-  return pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER)?.state?.terminated;
 }
 
 const newestFirst = (a: V1Pod, b: V1Pod) =>

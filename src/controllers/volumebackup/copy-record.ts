@@ -4,6 +4,7 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   type CopyReport,
+  copyTermination,
   describeManifest,
   jobOutcome,
   parseCopyReport,
@@ -12,8 +13,6 @@ import {
 import { toMillis } from '../../runtime/time.ts';
 import { copyRecorded } from './progress.ts';
 
-/** The copy container's name in the copy pod (volume-copy.ts). */
-const COPY_CONTAINER = 'copy';
 /** How long a finished Job's pod may take to show how it ended, before the copy counts as unproven. */
 export const POD_END_GRACE_MS = 60_000;
 /** How often to look for a pod's end meanwhile (the controller does not watch copy pods). */
@@ -37,8 +36,7 @@ function tail(text: string): string {
 /** How the copy container of `pods` ended, if any pod shows it. */
 function terminated(pods: readonly V1Pod[]): { message: string } | undefined {
   for (const pod of pods) {
-    const status = pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER);
-    const end = status?.state?.terminated;
+    const end = copyTermination(pod);
     if (end) return { message: end.message ?? '' };
   }
   return undefined;

@@ -4,6 +4,7 @@
 // a backup claim holds exactly the files of the Machine's volume, a restore puts them back, and every
 // provider reads its copy Jobs' outcome the same way.
 import type {
+  V1ContainerStateTerminated,
   V1Job,
   V1Pod,
   V1PodSecurityContext,
@@ -19,6 +20,14 @@ import type { VolumeManifest } from './volumebackup.ts';
  * (Dockerfile: WORKDIR /app, Node at /nodejs/bin/node); a custom --backup-job-image must keep it.
  */
 export const MOVER_COMMAND: readonly string[] = ['/nodejs/bin/node', '/app/dist/mover/main.js'];
+
+/** The container of a copy pod: its termination message is the mover's report (parseCopyReport). */
+export const COPY_CONTAINER = 'copy';
+
+/** How a copy pod's copy container ended, if its status shows that yet. */
+export function copyTermination(pod: V1Pod): V1ContainerStateTerminated | undefined {
+  return pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER)?.state?.terminated;
+}
 
 /** The uid and gid of copies that may not run as root (the image's "nonroot" user). */
 export const VOLUME_COPY_USER = 65532;
@@ -104,7 +113,7 @@ export function volumeCopyPodTemplate(copy: VolumeCopy): V1PodTemplateSpec {
       securityContext: pod,
       containers: [
         {
-          name: 'copy',
+          name: COPY_CONTAINER,
           image: copy.image,
           command: [...MOVER_COMMAND],
           args: moverArgs(copy),

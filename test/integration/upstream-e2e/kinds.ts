@@ -10,6 +10,7 @@ import {
 import { registerControllers } from '../../../src/controllers/index.ts';
 import { isConflict } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
+import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import {
   CoreTypes,
   collectionPath,
@@ -297,38 +298,31 @@ export async function oldReplicaSetsOf(k: Kind, d: Workload): Promise<ReplicaSet
 
 // ---- writes ----
 
-/** UpdateDeploymentWithRetries: GET, mutate, PUT, again on a conflict. */
-export async function updateDeployment(
+/** Upstream's Update...WithRetries: GET, mutate, PUT, again on a conflict (at most 20 times). */
+async function updateWithRetries<T extends KubeObject>(
   k: Kind,
+  type: ResourceType<T>,
   name: string,
-  mutate: (d: Workload) => void,
-): Promise<Workload> {
+  mutate: (obj: T) => void,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const d = await getDeployment(k, name);
-    mutate(d);
+    const obj = await k.client.get<T>(type, k.ns, name);
+    mutate(obj);
     try {
-      return await k.client.update(k.deployments, d);
+      return await k.client.update(type, obj);
     } catch (err) {
       if (!isConflict(err) || attempt >= 20) throw err;
     }
   }
 }
 
-export async function updateReplicaSet(
-  k: Kind,
-  name: string,
-  mutate: (rs: ReplicaSetObject) => void,
-): Promise<ReplicaSetObject> {
-  for (let attempt = 1; ; attempt++) {
-    const rs = await getReplicaSet(k, name);
-    mutate(rs);
-    try {
-      return await k.client.update(k.replicaSets, rs);
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 20) throw err;
-    }
-  }
-}
+/** UpdateDeploymentWithRetries. */
+export const updateDeployment = (k: Kind, name: string, mutate: (d: Workload) => void) =>
+  updateWithRetries(k, k.deployments, name, mutate);
+
+/** UpdateReplicaSetWithRetries. */
+export const updateReplicaSet = (k: Kind, name: string, mutate: (rs: ReplicaSetObject) => void) =>
+  updateWithRetries(k, k.replicaSets, name, mutate);
 
 export const getScale = (k: Kind, type: ResourceType, name: string) =>
   k.client.request<Scale>('GET', objectPath(type, k.ns, name, 'scale'));

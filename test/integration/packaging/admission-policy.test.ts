@@ -533,6 +533,31 @@ describe('the admission policies against the API server', () => {
   });
 
   it('alice may not delete, unlabel or make a backup claim; plain claims stay hers; the operator may', async () => {
+    // The claims' policy is another policy than the one the first test waited for: it may reach the
+    // admission chain later. Until it denies alice, undo what got in.
+    await waitFor(
+      "the backup claims' policy to deny alice",
+      async () => {
+        try {
+          await alice.create(
+            CoreTypes.PersistentVolumeClaim,
+            claim(ns, 'probe-data', { [VOLUME_BACKUP_LABEL]: 'probe' }),
+          );
+        } catch (err) {
+          if (err instanceof ApiError && /ValidatingAdmissionPolicy/.test(err.message)) return true;
+          throw err;
+        }
+        await admin.delete(CoreTypes.PersistentVolumeClaim, ns, 'probe-data');
+        await waitFor('the admitted claim to go', () =>
+          admin.get(CoreTypes.PersistentVolumeClaim, ns, 'probe-data').then(
+            () => false,
+            (err: unknown) => isNotFound(err),
+          ),
+        );
+        return false;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     await operator.create(
       CoreTypes.PersistentVolumeClaim,
       claim(ns, 'db-recorded-data', { [VOLUME_BACKUP_LABEL]: 'db-recorded' }),

@@ -65,7 +65,11 @@ describe('claiming pods for a BasicReplicaSet', () => {
   });
 
   it('adopting again from the stale orphan copy writes nothing and finds the pod claimed (a double sighting)', async () => {
-    const stale = await client.create<V1Pod>(CoreTypes.Pod, pod('twice', { app: 'web' }));
+    // No scheduler picks it up, so no other hand (scheduler, kwok) changes it between the two
+    // adoptions: its resourceVersion moves only if the second one writes.
+    const unscheduled = pod('twice', { app: 'web' });
+    unscheduled.spec = { ...unscheduled.spec!, schedulerName: 'no-such-scheduler' };
+    const stale = await client.create<V1Pod>(CoreTypes.Pod, unscheduled);
     const first = await adoptPod(client, stale, rs);
     assert.equal(first?.written, true);
     const second = await adoptPod(client, stale, rs);

@@ -1,6 +1,7 @@
 export * from './group.ts';
 export * from './machine.ts';
 export * from './machine-schema.ts';
+export * from './pod-fields.ts';
 export * from './podmachine.ts';
 export * from './podmachine-schema.ts';
 export * from './restore-source.ts';

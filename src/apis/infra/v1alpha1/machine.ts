@@ -5,6 +5,7 @@ import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
 import type { InfrastructureAddress, InfrastructureReference } from '../contract/v1.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
+import type { MachinePodFields } from './pod-fields.ts';
 
 const machineResource = {
   group: INFRA_GROUP,
@@ -45,7 +46,8 @@ export interface MachineBackup {
   policy?: BackupPolicy;
 }
 
-export interface MachineSpec {
+/** The pod fields (MachinePodFields) are inline-only, like image, and immutable. */
+export interface MachineSpec extends MachinePodFields {
   /** The provider object that realizes this Machine, in its namespace. Exclusive with `image`. */
   infrastructureRef?: InfrastructureReference;
   /** Inline Machine: a PodMachine of the Machine's name is made from these fields. Immutable. */

@@ -6,6 +6,7 @@ import type { ApiResource, Condition } from '../../meta.ts';
 import type { InfrastructureAddress } from '../contract/v1.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 import type { MachinePhase, MachineVolume, MachineVolumeStatus } from './machine.ts';
+import type { MachinePodFields } from './pod-fields.ts';
 
 const podMachineResource = {
   group: INFRA_GROUP,
@@ -21,7 +22,7 @@ const podMachineResource = {
 export const POD_MACHINE = resourceOf<PodMachine>()(podMachineResource);
 
 /** Immutable: the Machine controller never writes it after creating it. */
-export interface PodMachineSpec {
+export interface PodMachineSpec extends MachinePodFields {
   image: string;
   command?: string[];
   args?: string[];

@@ -1,0 +1,66 @@
+// The pod surface of a Machine's single container, shared by the inline Machine and PodMachine
+// (docs/podmachine.md, field by field). Each field has core/v1's name and shape, so what a user
+// knows from a StatefulSet's pod template applies unchanged. All immutable after creation.
+import type {
+  V1Affinity,
+  V1ContainerPort,
+  V1EnvFromSource,
+  V1EnvVar,
+  V1PodSecurityContext,
+  V1Probe,
+  V1ResourceRequirements,
+  V1SecurityContext,
+  V1Toleration,
+} from '@kubernetes/client-node';
+
+export interface MachinePodFields {
+  /** Environment of the container, from values, Secrets, ConfigMaps or the downward API. */
+  env?: V1EnvVar[];
+  envFrom?: V1EnvFromSource[];
+  /** Requests and limits (cpu, memory, ephemeral-storage); unset means BestEffort. */
+  resources?: V1ResourceRequirements;
+  ports?: V1ContainerPort[];
+  /** The Machine's Ready follows the pod's readiness, and so this probe. */
+  readinessProbe?: V1Probe;
+  livenessProbe?: V1Probe;
+  startupProbe?: V1Probe;
+  /**
+   * The container's security context, merged over the restricted defaults
+   * (allowPrivilegeEscalation false, capabilities drop ALL).
+   */
+  securityContext?: V1SecurityContext;
+  /**
+   * The pod's security context, merged over the restricted defaults (runAsNonRoot, runAsUser,
+   * runAsGroup and fsGroup 65532, seccompProfile RuntimeDefault). Backup and restore copies of
+   * the volumes run as its runAsUser/runAsGroup when they cannot run as root.
+   */
+  podSecurityContext?: V1PodSecurityContext;
+  /** Default: the namespace's "default" ServiceAccount. */
+  serviceAccountName?: string;
+  /** Default false: a Machine's pod gets no API token unless it asks for one. */
+  automountServiceAccountToken?: boolean;
+  nodeSelector?: Record<string, string>;
+  tolerations?: V1Toleration[];
+  affinity?: V1Affinity;
+}
+
+/** The names of MachinePodFields, in the order documented. */
+export const MACHINE_POD_FIELDS = [
+  'env',
+  'envFrom',
+  'resources',
+  'ports',
+  'readinessProbe',
+  'livenessProbe',
+  'startupProbe',
+  'securityContext',
+  'podSecurityContext',
+  'serviceAccountName',
+  'automountServiceAccountToken',
+  'nodeSelector',
+  'tolerations',
+  'affinity',
+] as const satisfies readonly (keyof MachinePodFields)[];
+
+/** The uid and gid a Machine's pod runs as when its podSecurityContext names none. */
+export const DEFAULT_MACHINE_USER = 65532;

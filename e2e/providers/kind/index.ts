@@ -7,6 +7,7 @@ import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { clusterConfig } from './cluster-config.ts';
 import { type ContainerEngine, detectEngine, imageId } from './engine.ts';
 import { ensureOperatorImage, OPERATOR_IMAGE } from './images/operator.ts';
+import { ensurePostgresImage } from './images/postgres.ts';
 import { ensureWorkloadImage } from './images/workload.ts';
 import { shortenLocalPathHelperTimeout } from './local-path.ts';
 import { ensureLocalNodeImage } from './node/index.ts';
@@ -156,7 +157,8 @@ export class KindProvider implements ClusterProvider {
     }
 
     await ensureOperatorImage(engine, { localBases: source === 'local' });
-    for (const image of [IMAGE, ...(workload ? [workload] : [])]) {
+    const postgres = await this.postgresImage(engine, source);
+    for (const image of [IMAGE, ...(workload ? [workload] : []), ...(postgres ? [postgres] : [])]) {
       say(`loading ${image} into the nodes`);
       await runOk(kind.bin, ['load', 'docker-image', image, '--name', KIND_CLUSTER], { env: kind.env });
     }
@@ -173,6 +175,21 @@ export class KindProvider implements ClusterProvider {
     const info = await this.status();
     if (!info) throw new Error(`the kind cluster ${KIND_CLUSTER} does not answer`);
     return info;
+  }
+
+  /**
+   * The PostgreSQL image of the SampleDB suite (built from Debian's packages with the host's
+   * apt-get). With upstream images a host without apt-get still gets a cluster: the suite's pods
+   * then fail to pull it, and this says why.
+   */
+  private async postgresImage(engine: ContainerEngine, source: ImageSource): Promise<string | undefined> {
+    if (source === 'local') return ensurePostgresImage(engine);
+    try {
+      return await ensurePostgresImage(engine);
+    } catch (err) {
+      say(`the PostgreSQL image was not built (${err instanceof Error ? err.message : String(err)})`);
+      return undefined;
+    }
   }
 
   /** The image ID and state of the cluster's control-plane container, or undefined without one. */

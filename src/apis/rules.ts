@@ -2,6 +2,7 @@
 // (x-kubernetes-validations) and validation.ts re-implements the same check in TypeScript with the
 // same message, so the apiserver and the operator word a violation identically.
 import { REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
+import { MACHINE_POD_FIELDS } from './infra/v1alpha1/pod-fields.ts';
 import type { ValidationRule } from './json-schema.ts';
 
 // Pieces of the selector rule, named so the CEL below reads like the TypeScript in validation.ts.
@@ -23,6 +24,15 @@ const matchExpressionsHold = `!has(self.selector.matchExpressions) || self.selec
 
 const isZero = (field: string): string =>
   `(type(self.${field}) == int ? self.${field} == 0 : self.${field} == '0%')`;
+
+/** The Machine's inline fields besides image: command, args, volumes and the pod fields. */
+const INLINE_FIELDS = ['command', 'args', 'volumes', ...MACHINE_POD_FIELDS] as const;
+/** `field` is set on both sides or neither, and the same (a transition rule on spec). */
+const unchanged = (field: string): string =>
+  `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`;
+/** Exactly one of `fields` is set. */
+const exactlyOne = (fields: readonly string[]): string =>
+  `[${fields.map((f) => `has(self.${f})`).join(', ')}].filter(x, x).size() == 1`;
 
 export const RULES = {
   // On spec.selector of BasicDeployment and BasicReplicaSet.
@@ -80,18 +90,20 @@ export const RULES = {
   },
   // On spec of Machine.
   machineInlineFieldsNeedImage: {
-    rule: 'has(self.image) || (!has(self.command) && !has(self.args) && !has(self.volumes))',
+    rule: `has(self.image) || (${INLINE_FIELDS.map((f) => `!has(self.${f})`).join(' && ')})`,
     message:
-      'command, args and volumes describe an inline Machine; with infrastructureRef they belong in the provider object',
+      'command, args, volumes and the pod fields (env, resources, probes, securityContext, ...) describe an inline Machine; with infrastructureRef they belong in the provider object',
   },
   // On spec of Machine: the PodMachine made from the inline fields is never rewritten.
   machineInlineImmutable: {
-    rule:
-      'has(self.image) == has(oldSelf.image) && (!has(self.image) || self.image == oldSelf.image) && ' +
-      'has(self.command) == has(oldSelf.command) && (!has(self.command) || self.command == oldSelf.command) && ' +
-      'has(self.args) == has(oldSelf.args) && (!has(self.args) || self.args == oldSelf.args)',
+    rule: ['image', 'command', 'args'].map(unchanged).join(' && '),
     message:
       'image, command and args are immutable after creation: the PodMachine made from them is never rewritten',
+  },
+  // On spec of Machine: the PodMachine made from the pod fields is never rewritten.
+  machinePodFieldsImmutable: {
+    rule: MACHINE_POD_FIELDS.map(unchanged).join(' && '),
+    message: `the pod fields (${MACHINE_POD_FIELDS.join(', ')}) are immutable after creation: the PodMachine made from them is never rewritten`,
   },
   // On spec.infrastructureRef of Machine.
   machineInfrastructureRefImmutable: {
@@ -113,6 +125,55 @@ export const RULES = {
   machineVolumeSizePositive: {
     rule: "type(self) == int ? self > 0 : isQuantity(self) && quantity(self).isGreaterThan(quantity('0'))",
     message: 'size must be greater than zero',
+  },
+  // On spec.env[*] of Machine and PodMachine, as core/v1 validates an EnvVar.
+  envValueOrValueFrom: {
+    rule: '!has(self.valueFrom) || !has(self.value) || size(self.value) == 0',
+    message: 'set value or valueFrom, not both',
+  },
+  // On spec.env[*].valueFrom.
+  envValueFromExactlyOne: {
+    rule: exactlyOne(['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef']),
+    message: 'valueFrom must set exactly one of secretKeyRef, configMapKeyRef, fieldRef and resourceFieldRef',
+  },
+  // On spec.envFrom[*].
+  envFromExactlyOne: {
+    rule: exactlyOne(['secretRef', 'configMapRef']),
+    message: 'envFrom entries must set exactly one of secretRef and configMapRef',
+  },
+  // On spec.ports.
+  portNamesUnique: {
+    rule: 'self.all(p, !has(p.name) || self.exists_one(q, has(q.name) && q.name == p.name))',
+    message: 'port names must be unique',
+  },
+  // On each probe of Machine and PodMachine.
+  probeExactlyOneHandler: {
+    rule: exactlyOne(['exec', 'httpGet', 'tcpSocket', 'grpc']),
+    message: 'a probe must set exactly one of exec, httpGet, tcpSocket and grpc',
+  },
+  // On livenessProbe and startupProbe, as core/v1 validates them.
+  probeSuccessThresholdOne: {
+    rule: '!has(self.successThreshold) || self.successThreshold == 1',
+    message: 'successThreshold must be 1 for liveness and startup probes',
+  },
+  // On each seccompProfile and appArmorProfile.
+  localhostProfileWithLocalhost: {
+    rule: "self.type == 'Localhost' ? has(self.localhostProfile) && size(self.localhostProfile) > 0 : !has(self.localhostProfile)",
+    message: 'localhostProfile is required with type Localhost and must not be set with any other type',
+  },
+  // On each toleration.
+  tolerationExistsHasNoValue: {
+    rule: "!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",
+    message: 'a toleration with operator Exists must not set a value',
+  },
+  // On each node selector requirement of affinity (matchExpressions and matchFields).
+  nodeSelectorRequirementValues: {
+    rule:
+      "self.operator in ['In', 'NotIn'] ? has(self.values) && size(self.values) > 0 : " +
+      "self.operator in ['Gt', 'Lt'] ? has(self.values) && size(self.values) == 1 && self.values[0].matches('^-?[0-9]+$') : " +
+      '!has(self.values) || size(self.values) == 0',
+    message:
+      'values must be non-empty for In and NotIn, a single integer for Gt and Lt, and empty for Exists and DoesNotExist',
   },
   // On spec of PodMachine: the Machine controller never writes it after creating it.
   podMachineSpecImmutable: {

@@ -14,6 +14,7 @@ import type { IntOrString, PodTemplate } from './apps/v1alpha1/workload.ts';
 import type { Machine, MachineVolume } from './infra/v1alpha1/machine.ts';
 import { MACHINE } from './infra/v1alpha1/machine.ts';
 import { machineSchema } from './infra/v1alpha1/machine-schema.ts';
+import { MACHINE_POD_FIELDS } from './infra/v1alpha1/pod-fields.ts';
 import type { PodMachine } from './infra/v1alpha1/podmachine.ts';
 import { POD_MACHINE } from './infra/v1alpha1/podmachine.ts';
 import { podMachineSchema } from './infra/v1alpha1/podmachine-schema.ts';
@@ -180,7 +181,11 @@ export function machineRuleViolations(machine: Machine): string[] {
   if ((spec.image !== undefined) === (spec.infrastructureRef !== undefined)) {
     errors.push(violation('spec', 'machineImageOrInfrastructureRef'));
   }
-  const inline = spec.command !== undefined || spec.args !== undefined || spec.volumes !== undefined;
+  const inline =
+    spec.command !== undefined ||
+    spec.args !== undefined ||
+    spec.volumes !== undefined ||
+    MACHINE_POD_FIELDS.some((field) => spec[field] !== undefined);
   if (spec.image === undefined && inline) errors.push(violation('spec', 'machineInlineFieldsNeedImage'));
   return [...errors, ...volumeViolations(spec.volumes ?? [])];
 }
@@ -210,6 +215,9 @@ function machineTransitionViolations(oldMachine: Machine, newMachine: Machine): 
     !isDeepStrictEqual(before.args, after.args)
   ) {
     errors.push(violation('spec', 'machineInlineImmutable'));
+  }
+  if (MACHINE_POD_FIELDS.some((field) => !isDeepStrictEqual(before[field], after[field]))) {
+    errors.push(violation('spec', 'machinePodFieldsImmutable'));
   }
   if (!sameListMap(before.volumes, after.volumes))
     errors.push(violation('spec.volumes', 'machineVolumesImmutable'));

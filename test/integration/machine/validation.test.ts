@@ -58,7 +58,7 @@ describe('bad input', () => {
     {
       what: 'volumes without an image',
       obj: () => ({ ...base(), spec: { volumes: [] } }),
-      expect: [EXACTLY_ONE, /command, args and volumes describe an inline Machine/],
+      expect: [EXACTLY_ONE, /command, args, volumes and the pod fields .* describe an inline Machine/],
     },
     {
       what: 'both image and infrastructureRef',
@@ -75,7 +75,7 @@ describe('bad input', () => {
         },
       }),
       expect: [
-        /command, args and volumes describe an inline Machine; with infrastructureRef they belong in the provider object/,
+        /command, args, volumes and the pod fields \(env, resources, probes, securityContext, \.\.\.\) describe an inline Machine; with infrastructureRef they belong in the provider object/,
       ],
     },
     {

@@ -266,9 +266,19 @@ describe('validators reject invalid objects with readable messages', () => {
             },
           }),
         ),
-      [
-        'spec: command, args and volumes describe an inline Machine; with infrastructureRef they belong in the provider object',
-      ],
+      [`spec: ${RULES.machineInlineFieldsNeedImage.message}`],
+    ],
+    [
+      'a Machine with infrastructureRef and a pod field',
+      () =>
+        validateMachine({
+          ...machine(),
+          spec: {
+            infrastructureRef: { apiVersion: 'examples.basicoperator.dev/v1alpha1', kind: 'X', name: 'x' },
+            resources: { requests: { cpu: '1' } },
+          },
+        }),
+      [`spec: ${RULES.machineInlineFieldsNeedImage.message}`],
     ],
     [
       'a Machine with neither image nor infrastructureRef, and a reference without a group',
@@ -435,6 +445,10 @@ describe('update validators enforce immutability', () => {
     const removed = edited(machine(), { 'spec.volumes': undefined });
     assert.deepEqual(errorsOf(validateMachineUpdate(machine(), removed)), [
       'spec.volumes: volumes are immutable after creation',
+    ]);
+    const withEnv = edited(machine(), { 'spec.env': [{ name: 'A', value: '1' }] });
+    assert.deepEqual(errorsOf(validateMachineUpdate(machine(), withEnv)), [
+      `spec: ${RULES.machinePodFieldsImmutable.message}`,
     ]);
   });
 

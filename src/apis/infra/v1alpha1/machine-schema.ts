@@ -9,6 +9,7 @@ import {
 import type { JsonSchemaProps } from '../../json-schema.ts';
 import { RULES } from '../../rules.ts';
 import { MACHINE_PHASES } from './machine.ts';
+import { podFieldsSchema } from './pod-fields-schema.ts';
 
 // Bounds that keep the per-volume CEL rules inside the apiserver's cost budget.
 export const MAX_VOLUMES = 16;
@@ -101,6 +102,7 @@ const specSchema: JsonSchemaProps = {
     },
     ...containerFieldsSchema,
     volumes: volumesSchema,
+    ...podFieldsSchema,
     backup: {
       type: 'object',
       default: { policy: 'OnDelete' },
@@ -118,6 +120,7 @@ const specSchema: JsonSchemaProps = {
     RULES.machineImageOrInfrastructureRef,
     RULES.machineInlineFieldsNeedImage,
     RULES.machineInlineImmutable,
+    RULES.machinePodFieldsImmutable,
     RULES.machineVolumesImmutable,
   ],
 };

@@ -9,11 +9,12 @@ import {
   volumeStatusesSchema,
   volumesSchema,
 } from './machine-schema.ts';
+import { podFieldsSchema } from './pod-fields-schema.ts';
 
 const specSchema: JsonSchemaProps = {
   type: 'object',
   required: ['image'],
-  properties: { ...containerFieldsSchema, volumes: volumesSchema },
+  properties: { ...containerFieldsSchema, volumes: volumesSchema, ...podFieldsSchema },
   'x-kubernetes-validations': [RULES.podMachineSpecImmutable],
 };
 

@@ -14,6 +14,8 @@ export interface EventRecord {
   /** RFC 3339: when it last happened. */
   time: string;
   count: number;
+  /** involvedObject.fieldPath: the part of the object it is about (`spec.containers{db}`), if any. */
+  fieldPath?: string;
 }
 
 /** What the tree and the why-walk read. Every list is of one namespace (or all, when undefined). */
@@ -99,6 +101,7 @@ interface CoreEvent extends Unstructured {
   lastTimestamp?: string;
   eventTime?: string;
   series?: { count?: number; lastObservedTime?: string };
+  involvedObject?: { fieldPath?: string };
 }
 
 /** Reads through the user's client, each list once per run. */
@@ -176,6 +179,7 @@ export class ClusterSource implements ObjectSource {
           e.metadata?.creationTimestamp?.toString() ??
           '',
         count: e.series?.count ?? e.count ?? 1,
+        ...(e.involvedObject?.fieldPath ? { fieldPath: e.involvedObject.fieldPath } : {}),
       }))
       .sort((a, b) => b.time.localeCompare(a.time));
   }

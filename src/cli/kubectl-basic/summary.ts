@@ -104,6 +104,32 @@ export function containerProblem(pod: Unstructured): ContainerProblem | undefine
   return undefined;
 }
 
+/** A container that is not ready, as the pod's status tells: started, restarts, how it last ended. */
+export interface ContainerReadiness {
+  container: string;
+  /** containerStatuses[].started: false while its startup probe has not passed. */
+  started: boolean | undefined;
+  restartCount: number;
+  /** The reason and exit code of its previous run (lastState.terminated), when it was restarted. */
+  lastTermination: string | undefined;
+}
+
+/** The pod's containers (not the init containers) that are not ready, in the pod's order. */
+export function unreadyContainers(pod: Unstructured): ContainerReadiness[] {
+  return listField(pod, 'status.containerStatuses')
+    .filter((s) => s.ready !== true)
+    .map((s) => {
+      const exitCode = numberField(s, 'lastState.terminated.exitCode');
+      const reason = stringField(s, 'lastState.terminated.reason');
+      return {
+        container: typeof s.name === 'string' ? s.name : '',
+        started: typeof s.started === 'boolean' ? s.started : undefined,
+        restartCount: typeof s.restartCount === 'number' ? s.restartCount : 0,
+        lastTermination: exitCode === undefined ? undefined : `${reason ?? 'Error'}, exit code ${exitCode}`,
+      };
+    });
+}
+
 function summarizeJob(job: Unstructured): Summary {
   const failed = conditionOf(job, 'Failed');
   if (failed?.status === 'True') {

@@ -2,7 +2,7 @@
 import type { Condition } from '../../apis/index.ts';
 import { conditionOf } from './fields.ts';
 import type { EventRecord, ObjectSource } from './source.ts';
-import { containerProblem } from './summary.ts';
+import { type ContainerReadiness, containerProblem, unreadyContainers } from './summary.ts';
 import type { TreeNode } from './tree.ts';
 
 export interface Finding {
@@ -44,7 +44,74 @@ const MACHINE_LEVEL_REASONS = new Set([
   'InfrastructureDeleted',
 ]);
 
+/**
+ * Ready reasons of a provider whose create the API server refused (a PodMachine's; any provider may
+ * use them): the answer is the provider's condition, which quotes the server.
+ */
+const REFUSED: Record<string, string> = { PodRefused: 'its pod', ClaimRefused: 'a claim' };
+
 const label = (node: TreeNode) => `${node.kind}/${node.name}`;
+
+type Probe = 'startup' | 'readiness' | 'liveness';
+
+/** The kubelet's Event for a failing probe: Warning Unhealthy "Readiness probe failed: ...". */
+const PROBE_EVENT = /^(Startup|Readiness|Liveness) probe (?:failed|errored)\b/;
+const CONTAINER_FIELD = /^spec\.containers\{(.+)\}$/;
+
+interface ProbeFailure {
+  probe: Probe;
+  /** The container the Event names (its fieldPath); undefined when it names none. */
+  container: string | undefined;
+  event: EventRecord;
+}
+
+/** The latest Event of each failing probe of each container, newest first. */
+function probeFailures(events: EventRecord[]): ProbeFailure[] {
+  const found: ProbeFailure[] = [];
+  for (const event of events) {
+    if (event.type !== 'Warning' || event.reason !== 'Unhealthy') continue;
+    const match = PROBE_EVENT.exec(event.message);
+    if (!match?.[1]) continue;
+    const probe = match[1].toLowerCase() as Probe;
+    const container = CONTAINER_FIELD.exec(event.fieldPath ?? '')?.[1];
+    if (found.some((f) => f.probe === probe && f.container === container)) continue;
+    found.push({ probe, container, event });
+  }
+  return found;
+}
+
+/** What a failing probe does to its container. */
+const PROBE_EFFECT: Record<Probe, string> = {
+  startup: 'its startup probe fails, so it has not started',
+  readiness: 'its readiness probe fails',
+  liveness: 'its liveness probe fails, so the kubelet restarts it',
+};
+
+function describeProbe(failure: ProbeFailure): string {
+  const { count, message } = failure.event;
+  return `${PROBE_EFFECT[failure.probe]}${count > 1 ? ` (x${count})` : ''}: ${message}`;
+}
+
+/**
+ * The probe that keeps `container` from being ready: its startup probe while it has not started,
+ * else its readiness probe, else its liveness probe.
+ */
+function blockingProbe(container: ContainerReadiness, failures: ProbeFailure[]): ProbeFailure | undefined {
+  const of = failures.filter((f) => f.container === undefined || f.container === container.container);
+  const order: Probe[] =
+    container.started === false ? ['startup', 'readiness', 'liveness'] : ['readiness', 'liveness', 'startup'];
+  for (const probe of order) {
+    const failure = of.find((f) => f.probe === probe);
+    if (failure) return failure;
+  }
+  return undefined;
+}
+
+function describeContainer(c: ContainerReadiness): string {
+  const started = c.started === undefined ? '' : ` started=${c.started}`;
+  const last = c.lastTermination ? `, last ended: ${c.lastTermination}` : '';
+  return `container ${c.container} ready=false${started} restartCount=${c.restartCount}${last}`;
+}
 
 export function describeCondition(c: Condition): string {
   return `condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''}`;
@@ -123,13 +190,19 @@ export class WhyWalk {
    * latest of the given reasons whatever its type.
    */
   async #latestEvent(node: TreeNode, reasons?: string[]): Promise<string[]> {
-    const uid = node.object?.metadata?.uid;
-    if (!uid) return [];
-    const events = await this.#source.events(node.namespace, uid);
+    return this.#pickEvent(await this.#events(node), reasons);
+  }
+
+  #pickEvent(events: EventRecord[], reasons?: string[]): string[] {
     const pick = reasons
       ? events.find((e) => reasons.includes(e.reason))
       : events.find((e) => e.type === 'Warning');
     return pick ? [describeEvent(pick, this.#now)] : [];
+  }
+
+  async #events(node: TreeNode): Promise<EventRecord[]> {
+    const uid = node.object?.metadata?.uid;
+    return uid ? this.#source.events(node.namespace, uid) : [];
   }
 
   async #walk(node: TreeNode): Promise<Found> {
@@ -215,15 +288,21 @@ export class WhyWalk {
 
   async #pod(node: TreeNode): Promise<Found> {
     if (node.ready !== false || !node.object) return undefined;
+    const events = await this.#events(node);
+    const probes = probeFailures(events);
     const problem = containerProblem(node.object);
     if (problem) {
       const restarts = problem.restartCount > 0 ? ` (restarted ${problem.restartCount} times)` : '';
+      // A crash loop a probe causes: the kubelet kills a container whose liveness or startup probe fails.
+      const killer = probes.find(
+        (p) => p.probe !== 'readiness' && (p.container === undefined || p.container === problem.container),
+      );
       return {
         node,
-        summary: `${label(node)}: container ${problem.container} is ${problem.state}: ${problem.reason}${problem.message ? `: ${problem.message}` : ''}${restarts}`,
+        summary: `${label(node)}: container ${problem.container} is ${problem.state}: ${problem.reason}${problem.message ? `: ${problem.message}` : ''}${restarts}${killer ? `; ${describeProbe(killer)}` : ''}`,
         evidence: [
           `container ${problem.container} state ${problem.state} ${problem.reason}`,
-          ...(await this.#latestEvent(node)),
+          ...(killer ? [describeEvent(killer.event, this.#now)] : this.#pickEvent(events)),
         ],
       };
     }
@@ -232,15 +311,32 @@ export class WhyWalk {
       return {
         node,
         summary: `${label(node)} is not scheduled: ${scheduled.reason}: ${scheduled.message}`,
-        evidence: [describeCondition(scheduled), ...(await this.#latestEvent(node))],
+        evidence: [describeCondition(scheduled), ...this.#pickEvent(events)],
       };
     }
     const ready = conditionOf(node.object, 'Ready');
+    const readyEvidence = ready ? [describeCondition(ready)] : [];
+    for (const container of unreadyContainers(node.object)) {
+      const failure = blockingProbe(container, probes);
+      if (!failure) continue;
+      const others = probes.filter(
+        (p) => p !== failure && (p.container === undefined || p.container === container.container),
+      );
+      return {
+        node,
+        summary: `${label(node)}: container ${container.container} is not ready: ${describeProbe(failure)}`,
+        evidence: [
+          describeContainer(container),
+          ...readyEvidence,
+          ...[failure, ...others].map((p) => describeEvent(p.event, this.#now)),
+        ],
+      };
+    }
     const phase = node.status;
     return {
       node,
       summary: `${label(node)} is ${phase} but never became Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
-      evidence: [...(ready ? [describeCondition(ready)] : []), ...(await this.#latestEvent(node))],
+      evidence: [...readyEvidence, ...this.#pickEvent(events)],
     };
   }
 
@@ -291,6 +387,15 @@ export class WhyWalk {
 
   async #provider(node: TreeNode): Promise<Found> {
     if (node.ready) return undefined;
+    const ready = conditionOf(node.object, 'Ready');
+    const refused = ready?.status === 'False' ? REFUSED[ready.reason] : undefined;
+    if (ready && refused) {
+      return {
+        node,
+        summary: `${label(node)} cannot create ${refused}: ${ready.reason}: ${ready.message}`,
+        evidence: [describeCondition(ready), ...(await this.#latestEvent(node))],
+      };
+    }
     const below = await this.#firstBlockedChild(node, ['PersistentVolumeClaim', 'Pod']);
     if (below) return { node, summary: below.summary, evidence: [], below };
     return this.#ownCondition(node);

@@ -8,8 +8,8 @@ function readyPod(name: string, owner: Unstructured): Unstructured {
   return obj('Pod', name, { owner, status: { phase: 'Running', conditions: [cond('Ready', 'True', '')] } });
 }
 
-/** A rollout to revision 2 held by a pod that runs and never becomes Ready. */
-export function neverReadyRollout() {
+/** A rollout to revision 2 held by a pod that runs and never becomes Ready (its readiness probe fails). */
+export function neverReadyRollout({ probeEvent = true } = {}) {
   const bd = obj('BasicDeployment', 'web', {
     spec: { replicas: 2 },
     status: {
@@ -49,14 +49,16 @@ export function neverReadyRollout() {
     .add('BasicReplicaSet', current)
     .add('Pod', readyPod('web-old-a', old))
     .add('Pod', readyPod('web-new-a', current))
-    .add('Pod', stuck)
-    .event(stuck.metadata?.uid ?? '', {
+    .add('Pod', stuck);
+  if (probeEvent) {
+    source.event(stuck.metadata?.uid ?? '', {
       type: 'Warning',
       reason: 'Unhealthy',
       message: 'Readiness probe failed: connection refused',
       time: '2026-11-24T09:59:30Z',
       count: 12,
     });
+  }
   return { source, bd, stuck };
 }
 
@@ -277,4 +279,177 @@ export function readyMachine() {
       obj('PersistentVolumeClaim', 'web-data', { owner: pm, status: { phase: 'Bound' } }),
     );
   return { source, machine };
+}
+
+/** An inline Machine, its PodMachine in the `reason` it reports, and the pod (if any) under it. */
+function machineWithPodMachine(name: string, reason: string, message: string) {
+  const machine = obj('Machine', name, {
+    spec: { image: 'postgres:17' },
+    status: {
+      phase: 'Provisioning',
+      infrastructureRef: { apiVersion: PODMACHINE_API, kind: 'PodMachine', name },
+      conditions: [
+        cond('InfrastructureReady', 'False', reason, `PodMachine ${name}: ${message}`),
+        cond('Ready', 'False', reason, `PodMachine ${name}: ${message}`),
+      ],
+    },
+  });
+  const pm = obj('PodMachine', name, {
+    owner: machine,
+    status: { ready: false, phase: 'Provisioning', conditions: [cond('Ready', 'False', reason, message)] },
+  });
+  const source = new RecordedSource()
+    .add('Machine', machine)
+    .add('PodMachine', pm)
+    .add(
+      'PersistentVolumeClaim',
+      obj('PersistentVolumeClaim', `${name}-data`, { owner: pm, status: { phase: 'Bound' } }),
+    );
+  return { source, machine, pm };
+}
+
+/**
+ * A database Machine whose pod runs and whose readiness probe keeps failing: the kubelet's Unhealthy
+ * Events (the latest of each probe counts; an older message of the same probe is not repeated).
+ */
+export function failingReadinessProbe() {
+  const { source, machine, pm } = machineWithPodMachine(
+    'db',
+    'PodNotReady',
+    'pod db is running but not ready',
+  );
+  const pod = obj('Pod', 'db', {
+    owner: pm,
+    status: {
+      phase: 'Running',
+      conditions: [
+        cond('PodScheduled', 'True', ''),
+        cond('Ready', 'False', 'ContainersNotReady', 'containers with unready status: [machine]'),
+      ],
+      containerStatuses: [
+        { name: 'machine', ready: false, started: true, restartCount: 0, state: { running: {} } },
+      ],
+    },
+  });
+  const uid = pod.metadata?.uid ?? '';
+  const probe = { type: 'Warning', reason: 'Unhealthy', fieldPath: 'spec.containers{machine}' };
+  source
+    .add('Pod', pod)
+    .event(uid, {
+      ...probe,
+      message: 'Readiness probe failed: /var/run/postgresql:5432 - no response',
+      time: '2026-11-24T09:58:00Z',
+      count: 3,
+    })
+    .event(uid, {
+      type: 'Normal',
+      reason: 'Started',
+      message: 'Started container machine',
+      time: '2026-11-24T09:58:30Z',
+      count: 1,
+    })
+    .event(uid, {
+      ...probe,
+      message: 'Readiness probe failed: /var/run/postgresql:5432 - rejecting connections',
+      time: '2026-11-24T09:59:50Z',
+      count: 14,
+    });
+  return { source, machine };
+}
+
+/** A pod whose startup probe has not passed yet: started=false, "Startup probe failed". */
+export function failingStartupProbe() {
+  const { source, machine, pm } = machineWithPodMachine(
+    'slow',
+    'PodNotReady',
+    'pod slow is running but not ready',
+  );
+  const pod = obj('Pod', 'slow', {
+    owner: pm,
+    status: {
+      phase: 'Running',
+      conditions: [cond('Ready', 'False', 'ContainersNotReady')],
+      containerStatuses: [
+        {
+          name: 'machine',
+          ready: false,
+          started: false,
+          restartCount: 1,
+          state: { running: {} },
+          lastState: { terminated: { reason: 'Error', exitCode: 137 } },
+        },
+      ],
+    },
+  });
+  source.add('Pod', pod).event(pod.metadata?.uid ?? '', {
+    type: 'Warning',
+    reason: 'Unhealthy',
+    fieldPath: 'spec.containers{machine}',
+    message:
+      'Startup probe failed: Get "http://10.0.0.7:8080/healthz": dial tcp 10.0.0.7:8080: connect: connection refused',
+    time: '2026-11-24T09:59:40Z',
+    count: 9,
+  });
+  return { source, machine };
+}
+
+/** A container the kubelet keeps killing because its liveness probe fails: a crash loop with the probe. */
+export function failingLivenessProbe() {
+  const { source, machine, pm } = machineWithPodMachine(
+    'flaky',
+    'PodNotReady',
+    'pod flaky is running but not ready',
+  );
+  const pod = obj('Pod', 'flaky', {
+    owner: pm,
+    status: {
+      phase: 'Running',
+      conditions: [cond('Ready', 'False', 'ContainersNotReady')],
+      containerStatuses: [
+        {
+          name: 'machine',
+          ready: false,
+          restartCount: 4,
+          state: {
+            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 1m20s restarting failed container' },
+          },
+          lastState: { terminated: { reason: 'Error', exitCode: 137 } },
+        },
+      ],
+    },
+  });
+  source
+    .add('Pod', pod)
+    .event(pod.metadata?.uid ?? '', {
+      type: 'Warning',
+      reason: 'Unhealthy',
+      fieldPath: 'spec.containers{machine}',
+      message: 'Liveness probe failed: command timed out',
+      time: '2026-11-24T09:59:00Z',
+      count: 12,
+    })
+    .event(pod.metadata?.uid ?? '', {
+      type: 'Warning',
+      reason: 'BackOff',
+      message: 'Back-off restarting failed container machine in pod flaky_shop',
+      time: '2026-11-24T09:59:30Z',
+      count: 6,
+    });
+  return { source, machine };
+}
+
+/** A Machine asking for a privileged pod in a namespace enforcing Pod Security restricted. */
+export function refusedPod() {
+  const refusal =
+    'pods "priv" is forbidden: violates PodSecurity "restricted:latest": privileged (container "machine" must not set securityContext.privileged=true)';
+  const message = `the API server refused pod priv: ${refusal}; retrying with backoff`;
+  const { source, machine, pm } = machineWithPodMachine('priv', 'PodRefused', message);
+  source.event(pm.metadata?.uid ?? '', {
+    type: 'Warning',
+    reason: 'PodRefused',
+    message,
+    time: '2026-11-24T09:59:55Z',
+    count: 5,
+  });
+  return { source, machine, refusal };
 }

@@ -10,10 +10,14 @@ import { NOW, NS, type RecordedSource } from './recorded.ts';
 import {
   crashLooping,
   failingBackup,
+  failingLivenessProbe,
+  failingReadinessProbe,
+  failingStartupProbe,
   missingProvider,
   neverReadyRollout,
   quotaRefused,
   readyMachine,
+  refusedPod,
   waitingForFinalizer,
 } from './scenes.ts';
 
@@ -22,21 +26,85 @@ async function why(source: RecordedSource, kind: string, obj: Unstructured) {
 }
 
 describe('kubectl basic why', () => {
-  it('a rollout held by a pod that never becomes Ready: the pod, its Ready condition and the probe Event', async () => {
+  it('a rollout held by a pod whose readiness probe fails: the pod, its container, its Ready condition and the probe Event', async () => {
     const { source, bd } = neverReadyRollout();
     const finding = await why(source, 'BasicDeployment', bd);
     assert.equal(finding.blocked, true);
     assert.deepEqual(finding.path, ['BasicDeployment/web', 'BasicReplicaSet/web-new', 'Pod/web-new-b']);
-    assert.equal(finding.summary, 'Pod/web-new-b is Running but never became Ready (ContainersNotReady)');
     assert.equal(
       renderFinding(finding),
       [
-        'BasicDeployment/web is blocked: Pod/web-new-b is Running but never became Ready (ContainersNotReady)',
+        'BasicDeployment/web is blocked: Pod/web-new-b: container app is not ready: its readiness probe fails (x12): Readiness probe failed: connection refused',
         '  path: BasicDeployment/web -> BasicReplicaSet/web-new -> Pod/web-new-b',
+        '  Pod/web-new-b: container app ready=false restartCount=0',
         '  Pod/web-new-b: condition Ready=False ContainersNotReady: containers with unready status: [app]',
-        '  Pod/web-new-b: event Warning Unhealthy 30s ago (x12): Readiness probe failed: connection refused',
+        '  Pod/web-new-b: event Warning Unhealthy 30s ago (x12): (the same message)',
       ].join('\n'),
     );
+  });
+
+  it('a pod that runs and never becomes Ready, with no probe Event: its Ready condition', async () => {
+    const { source, bd } = neverReadyRollout({ probeEvent: false });
+    const finding = await why(source, 'BasicDeployment', bd);
+    assert.equal(finding.summary, 'Pod/web-new-b is Running but never became Ready (ContainersNotReady)');
+  });
+
+  it("a Machine whose readiness probe fails: the Machine, its PodMachine, the pod and the kubelet's latest Unhealthy Event of the probe", async () => {
+    const { source, machine } = failingReadinessProbe();
+    const finding = await why(source, 'Machine', machine);
+    assert.equal(
+      renderFinding(finding),
+      [
+        'Machine/db is blocked: Pod/db: container machine is not ready: its readiness probe fails (x14): Readiness probe failed: /var/run/postgresql:5432 - rejecting connections',
+        '  path: Machine/db -> PodMachine/db -> Pod/db',
+        '  Machine/db: condition InfrastructureReady=False PodNotReady: PodMachine db: pod db is running but not ready',
+        '  Pod/db: container machine ready=false started=true restartCount=0',
+        '  Pod/db: condition Ready=False ContainersNotReady: containers with unready status: [machine]',
+        '  Pod/db: event Warning Unhealthy 10s ago (x14): (the same message)',
+      ].join('\n'),
+    );
+  });
+
+  it('a startup probe that has not passed: the container has not started, how it last ended', async () => {
+    const { source, machine } = failingStartupProbe();
+    const finding = await why(source, 'Machine', machine);
+    assert.equal(
+      finding.summary,
+      'Pod/slow: container machine is not ready: its startup probe fails, so it has not started (x9): Startup probe failed: Get "http://10.0.0.7:8080/healthz": dial tcp 10.0.0.7:8080: connect: connection refused',
+    );
+    assert.ok(
+      finding.evidence.includes(
+        'Pod/slow: container machine ready=false started=false restartCount=1, last ended: Error, exit code 137',
+      ),
+      finding.evidence.join('\n'),
+    );
+  });
+
+  it('a crash loop the liveness probe causes: the container state and the probe Event, not the BackOff one', async () => {
+    const { source, machine } = failingLivenessProbe();
+    const finding = await why(source, 'Machine', machine);
+    assert.equal(
+      finding.summary,
+      'Pod/flaky: container machine is waiting: CrashLoopBackOff: back-off 1m20s restarting failed container (restarted 4 times); its liveness probe fails, so the kubelet restarts it (x12): Liveness probe failed: command timed out',
+    );
+    assert.deepEqual(finding.evidence.slice(-2), [
+      'Pod/flaky: container machine state waiting CrashLoopBackOff',
+      'Pod/flaky: event Warning Unhealthy 60s ago (x12): (the same message)',
+    ]);
+  });
+
+  it("a refused pod: the PodMachine's PodRefused condition, which quotes the API server, and its Event", async () => {
+    const { source, machine, refusal } = refusedPod();
+    const finding = await why(source, 'Machine', machine);
+    assert.deepEqual(finding.path, ['Machine/priv', 'PodMachine/priv']);
+    assert.equal(
+      finding.summary,
+      `PodMachine/priv cannot create its pod: PodRefused: the API server refused pod priv: ${refusal}; retrying with backoff`,
+    );
+    assert.deepEqual(finding.evidence.slice(1), [
+      `PodMachine/priv: condition Ready=False PodRefused: the API server refused pod priv: ${refusal}; retrying with backoff`,
+      'PodMachine/priv: event Warning PodRefused 5s ago (x5): (the same message)',
+    ]);
   });
 
   it('a rollout past its progress deadline: the Progressing condition joins the evidence', async () => {
@@ -54,7 +122,7 @@ describe('kubectl basic why', () => {
       finding.evidence[0],
       'BasicDeployment/web: condition Progressing=False ProgressDeadlineExceeded: BasicReplicaSet "web-new" has timed out progressing.',
     );
-    assert.match(finding.summary, /never became Ready/);
+    assert.match(finding.summary, /its readiness probe fails/);
   });
 
   it("a crash-looping container: the container's waiting state", async () => {

@@ -195,6 +195,7 @@ export class VolumePreparation {
         // (admission's answer to a dry run), the copy runs as non-root and tells the mover why.
         const privilege = copyPrivilege(
           await podRefusal(this.deps.client, restoreProbePod(machine, volume, copy), this.kube.signal),
+          undefined,
         );
         const made = await this.kube.create(
           CoreTypes.Job,

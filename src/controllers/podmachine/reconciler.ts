@@ -1,6 +1,8 @@
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
+  copyIdentityOf,
   copyPrivilege,
+  describeCopyPrivilege,
   describeManifest,
   jobOutcome,
   type MachineVolume,
@@ -312,8 +314,10 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       activeDeadlineSeconds: this.deps.restoreDeadlineSeconds,
       ...(state.manifest ? { expect: state.manifest } : {}),
     };
+    // Where root is refused, the copy runs as the PodMachine's own pod does, so its files come back theirs.
     const privilege = copyPrivilege(
       await podRefusal(this.deps.client, restoreProbePod(podMachine, volume, copy), ctx.signal),
+      copyIdentityOf(podMachine.spec.podSecurityContext),
     );
     const created = await this.create(
       CoreTypes.Job,
@@ -324,7 +328,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       const as =
         privilege.mode === 'root'
           ? 'as root'
-          : `as uid ${privilege.uid} (Pod Security "${privilege.level}" refuses a root copy here: only files of that uid can be restored)`;
+          : `${describeCopyPrivilege(privilege)} (Pod Security "${privilege.level}" refuses a root copy here: only files of that user and its groups can be restored)`;
       const against = state.manifest
         ? `, to be checked against its manifest (${describeManifest(state.manifest)})`
         : ', which records no manifest to check against';

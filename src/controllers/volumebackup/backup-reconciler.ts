@@ -3,6 +3,7 @@ import {
   type BackupSourceVolume,
   copyPodProbe,
   copyPrivilege,
+  describeCopyPrivilege,
   type Machine,
   VOLUME_BACKUP,
   type VolumeBackup,
@@ -577,9 +578,14 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       copyPodProbe(rootTemplate, backup.metadata.namespace, `${backup.metadata.name}-probe-`.slice(0, 58)),
       ctx.signal,
     );
-    const privilege = copyPrivilege(refusal);
+    const privilege = copyPrivilege(refusal, backup.spec.copyAs);
     if (privilege.mode === 'nonroot') {
-      ctx.log.info('the namespace refuses root copies; copying as non-root', { level: privilege.level });
+      ctx.log.info('the namespace refuses root copies; copying as non-root', {
+        level: privilege.level,
+        uid: privilege.uid,
+        gid: privilege.gid,
+        fsGroup: privilege.fsGroup,
+      });
     }
     const job = desiredCopyJob(backup, volume.name, { ...copy, privilege }, deadlineSeconds);
     const name = job.metadata?.name ?? '';
@@ -604,7 +610,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       this.deps.events.normal(backup, {
         reason: 'CopyStarted',
         action: 'Backup',
-        note: `Copying claim ${volume.claimName} with Job ${name}`,
+        note: `Copying claim ${volume.claimName} with Job ${name} ${describeCopyPrivilege(privilege)}`,
       });
     }
     return name;

@@ -2,11 +2,13 @@
 // and the backup between the deletion request and the Machine's release (pure).
 import {
   type BackupPolicy,
+  copyIdentityOf,
   type Machine,
   VOLUME_BACKUP,
   VOLUME_BACKUP_FINALIZER,
   type VolumeBackup,
   type VolumeBackupReference,
+  type VolumeCopyIdentity,
 } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
@@ -76,10 +78,22 @@ function inlineWithoutVolumes(machine: Machine): boolean {
   return machine.spec.infrastructureRef === undefined && (machine.spec.volumes ?? []).length === 0;
 }
 
+/**
+ * Whom the backup's copies run as where the namespace refuses root copies: the user, group and
+ * fsGroup the inline Machine's pod runs as (its podSecurityContext over the defaults). Undefined
+ * for a Machine whose pod runs as root, and for one with an infrastructureRef, whose provider
+ * decides the pod and reports no identity in the contract: those copy as 65532.
+ */
+export function copyAsFor(machine: Machine): VolumeCopyIdentity | undefined {
+  if (machine.spec.infrastructureRef !== undefined) return undefined;
+  return copyIdentityOf(machine.spec.podSecurityContext);
+}
+
 /** The VolumeBackup to record for a stopped Machine, with the claim names its status reports. */
 export function backupFor(machine: Machine): VolumeBackup | undefined {
   const volumes = volumesToBackUp(machine);
   if (volumes.some((v) => !v.claimName)) return undefined;
+  const copyAs = copyAsFor(machine);
   return {
     apiVersion: VOLUME_BACKUP.apiVersion,
     kind: VOLUME_BACKUP.kind,
@@ -91,6 +105,7 @@ export function backupFor(machine: Machine): VolumeBackup | undefined {
     spec: {
       machineName: machine.metadata.name ?? '',
       machineUID: machine.metadata.uid ?? '',
+      ...(copyAs ? { copyAs } : {}),
       volumes: volumes.map((v) => ({ name: v.name, claimName: v.claimName! })),
     },
   };

@@ -122,7 +122,10 @@ describe('PodMachine under Pod Security restricted', () => {
     );
     assert.equal(claim.metadata?.annotations?.[RESTORED_FROM_ANNOTATION], 'locked-backup/data');
     const started = await waitForEvent(client, ns, 'restored', 'RestoreStarted');
-    assert.match(started.note ?? '', /as uid 65532 \(Pod Security "restricted" refuses a root copy here/);
+    assert.match(
+      started.note ?? '',
+      /as uid 65532, gid 65532, fsGroup 65532 \(Pod Security "restricted" refuses a root copy here/,
+    );
   });
 
   it('gets Ready by itself once the namespace allows the pod (the retry with backoff)', async () => {

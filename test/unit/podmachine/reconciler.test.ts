@@ -545,14 +545,20 @@ describe('PodMachineReconciler', () => {
         ),
       );
       await h.reconcile('web');
-      const nonroot = { mode: 'nonroot', uid: 65532, gid: 65532, level: 'restricted' } as const;
+      const nonroot = {
+        mode: 'nonroot',
+        uid: 65532,
+        gid: 65532,
+        fsGroup: 65532,
+        level: 'restricted',
+      } as const;
       assert.deepEqual(
         h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body,
         desiredRestoreJob(pm, pm.spec.volumes![0]!, { ...restoreCopy, privilege: nonroot }),
       );
       assert.match(
         h.events.events.at(-1)?.note ?? '',
-        /as uid 65532 \(Pod Security "restricted" refuses a root copy/,
+        /as uid 65532, gid 65532, fsGroup 65532 \(Pod Security "restricted" refuses a root copy/,
       );
       assert.equal(h.status.last('web')?.failureReason, undefined);
     });

@@ -828,6 +828,44 @@ describe('VolumeBackupReconciler: who a copy runs as', () => {
     );
   });
 
+  it("refused by Pod Security, with copyAs: the copy runs as the workload's user and group, its fsGroup on the target only", async () => {
+    const b = backup();
+    b.spec.copyAs = { runAsUser: 999, runAsGroup: 998, fsGroup: 70000 };
+    const h = await setup(b);
+    h.client.fail({ verb: 'create', kind: 'Pod' }, new ApiError(403, 'Forbidden', POD_SECURITY_REFUSAL));
+    await h.reconcile(NAME);
+    const spec = copyPodSpec(h);
+    assert.deepEqual(spec?.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 999,
+      runAsGroup: 998,
+      fsGroup: 70000,
+      fsGroupChangePolicy: 'OnRootMismatch',
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    assert.deepEqual(
+      spec?.volumes?.find((v) => v.name === 'source')?.persistentVolumeClaim,
+      { claimName: 'web-data', readOnly: true },
+      'read-only: the kubelet applies no fsGroup to the source',
+    );
+    assert.deepEqual(spec?.containers[0]?.securityContext?.capabilities, { drop: ['ALL'] });
+    assert.deepEqual(restrictedViolations(spec!), []);
+    assert.match(
+      h.events.events.find((e) => e.reason === 'CopyStarted')?.note ?? '',
+      /with Job web-0b7c9a52-data-1 as uid 999, gid 998, fsGroup 70000$/,
+    );
+  });
+
+  it('admitted as root, with copyAs: still root, which keeps every owner', async () => {
+    const b = backup();
+    b.spec.copyAs = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
+    const h = await setup(b);
+    await h.reconcile(NAME);
+    const spec = copyPodSpec(h);
+    assert.equal(spec?.securityContext?.runAsUser, 0);
+    assert.equal(spec?.securityContext?.fsGroup, undefined);
+  });
+
   it('refused for another reason (a quota): still root, the Job meets the refusal and says it', async () => {
     const h = await setup(backup());
     h.client.fail(

@@ -100,7 +100,7 @@ describe('desiredCopyJob', () => {
     const pod = job(ROOT).spec?.template.spec;
     assert.equal(pod?.securityContext?.runAsUser, 0);
     assert.equal(pod?.securityContext?.runAsNonRoot, false);
-    assert.equal(pod?.securityContext?.fsGroup, undefined, 'an fsGroup would rewrite the source group');
+    assert.equal(pod?.securityContext?.fsGroup, undefined, 'root writes any target root without one');
     assert.deepEqual(pod?.containers[0]?.securityContext?.capabilities, {
       drop: ['ALL'],
       add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'],

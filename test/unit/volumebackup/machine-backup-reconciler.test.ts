@@ -153,7 +153,10 @@ describe('MachineBackupReconciler', () => {
     await h.reconcile('web');
     assert.deepEqual(h.client.writeSummary(), ['create VolumeBackup web-0b7c9a52']);
     const created = h.client.writes()[0]?.body as VolumeBackup;
-    assert.deepEqual(created.spec, backup().spec);
+    assert.deepEqual(created.spec, {
+      ...backup().spec,
+      copyAs: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
+    });
     assert.equal(h.status.last('web')?.conditions?.[0]?.reason, 'BackupInProgress');
     assert.deepEqual(h.eventSummary(), ['Normal BackupStarted']);
   });

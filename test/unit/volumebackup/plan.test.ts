@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Machine, VolumeBackup, VolumeBackupStatus } from '../../../src/apis/index.ts';
-import { backupFor, type MachinePlan, planMachine } from '../../../src/controllers/volumebackup/plan.ts';
+import {
+  backupFor,
+  copyAsFor,
+  type MachinePlan,
+  planMachine,
+} from '../../../src/controllers/volumebackup/plan.ts';
 import { backup, machine, manifest, UID } from './fixtures.ts';
 
 const FINALIZER = 'infra.basicoperator.dev/volume-backup';
@@ -59,6 +64,47 @@ function verified(): VolumeBackup {
   });
 }
 
+describe("copyAsFor: whom a Machine's backup copies run as where root is refused", () => {
+  it("an inline Machine's pod user, group and fsGroup", () => {
+    const m = machine({ podSecurityContext: { runAsUser: 999, runAsGroup: 998, fsGroup: 997 } });
+    assert.deepEqual(copyAsFor(m), { runAsUser: 999, runAsGroup: 998, fsGroup: 997 });
+    const plan = planMachine({ ...deleting(), spec: m.spec }, undefined, undefined);
+    assert.equal(plan.action, 'create-backup');
+    if (plan.action === 'create-backup') assert.deepEqual(plan.backup.spec.copyAs, copyAsFor(m));
+  });
+
+  it('65532 for each of them the podSecurityContext does not name, as the pod runs', () => {
+    assert.deepEqual(copyAsFor(machine()), { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
+    assert.deepEqual(copyAsFor(machine({ podSecurityContext: { runAsUser: 999 } })), {
+      runAsUser: 999,
+      runAsGroup: 65532,
+      fsGroup: 65532,
+    });
+    assert.deepEqual(copyAsFor(machine({ podSecurityContext: { runAsGroup: 0, fsGroup: 0 } })), {
+      runAsUser: 65532,
+      runAsGroup: 0,
+      fsGroup: 0,
+    });
+  });
+
+  it('none for a pod that runs as root (no non-root copy keeps its files), nor for a provider object', () => {
+    assert.equal(copyAsFor(machine({ podSecurityContext: { runAsUser: 0 } })), undefined);
+    const referenced = machine({
+      image: undefined,
+      volumes: undefined,
+      infrastructureRef: {
+        apiVersion: 'examples.basicoperator.dev/v1alpha1',
+        kind: 'StatefulSetMachine',
+        name: 'db',
+      },
+    });
+    assert.equal(copyAsFor(referenced), undefined);
+    const plan = planMachine({ ...deleting(), spec: referenced.spec }, undefined, undefined);
+    assert.equal(plan.action, 'create-backup');
+    if (plan.action === 'create-backup') assert.equal('copyAs' in plan.backup.spec, false);
+  });
+});
+
 describe('planMachine: a live Machine', () => {
   it('gets the finalizer when its policy is OnDelete (the default)', () => {
     assert.deepEqual(planMachine(machine(), undefined, undefined), { action: 'add-finalizer' });
@@ -106,6 +152,7 @@ describe('planMachine: a Machine being deleted', () => {
     assert.deepEqual(plan.backup.spec, {
       machineName: 'web',
       machineUID: '0b7c9a52-1111-2222-3333-444455556666',
+      copyAs: { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 },
       volumes: [
         { name: 'data', claimName: 'web-data' },
         { name: 'logs', claimName: 'web-logs' },

@@ -12,7 +12,8 @@ import type {
   V1SecurityContext,
 } from '@kubernetes/client-node';
 import { toMillis } from '../../../runtime/time.ts';
-import type { VolumeManifest } from './volumebackup.ts';
+import { DEFAULT_MACHINE_USER } from './pod-fields.ts';
+import type { VolumeCopyIdentity, VolumeManifest } from './volumebackup.ts';
 
 /**
  * The mover (src/mover), in the operator's own image: the copy Jobs run that image, so the program
@@ -29,7 +30,7 @@ export function copyTermination(pod: V1Pod): V1ContainerStateTerminated | undefi
   return pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER)?.state?.terminated;
 }
 
-/** The uid and gid of copies that may not run as root (the image's "nonroot" user). */
+/** The uid and gid of copies that may not run as root and are told no one else to run as. */
 export const VOLUME_COPY_USER = 65532;
 
 /**
@@ -41,12 +42,29 @@ export const ROOT_COPY_CAPABILITIES: readonly string[] = ['CHOWN', 'DAC_OVERRIDE
 
 /**
  * Who a copy runs as. `root` preserves every owner, group and mode. Where the namespace's Pod
- * Security level refuses root (`restricted`), `nonroot` runs as `uid`:`gid` and copies only trees
- * whose every entry is its own; anything else fails with a reason that names `level` and the first
- * entries concerned, never with silently changed owners. No fsGroup either way: it would rewrite the
- * group of the source's files.
+ * Security level refuses root (`restricted`), `nonroot` runs as `uid`:`gid` (the workload's user and
+ * group), with `fsGroup` (the workload's) as one more group, and copies only trees whose every
+ * entry is its own; anything else fails with a reason that names `level` and the first entries
+ * concerned, never with silently changed owners.
  */
-export type CopyPrivilege = { mode: 'root' } | { mode: 'nonroot'; uid: number; gid: number; level: string };
+export type CopyPrivilege =
+  | { mode: 'root' }
+  | { mode: 'nonroot'; uid: number; gid: number; fsGroup?: number; level: string };
+
+/**
+ * Whom a copy of the volumes of a pod with this security context runs as when it may not run as
+ * root: that pod's user, group and fsGroup, each DEFAULT_MACHINE_USER when not named (as a
+ * Machine's pod runs). Undefined for a pod that runs as root: no non-root copy keeps its files.
+ */
+export function copyIdentityOf(pod: V1PodSecurityContext | undefined): VolumeCopyIdentity | undefined {
+  const runAsUser = pod?.runAsUser ?? DEFAULT_MACHINE_USER;
+  if (runAsUser === 0) return undefined;
+  return {
+    runAsUser,
+    runAsGroup: pod?.runAsGroup ?? DEFAULT_MACHINE_USER,
+    fsGroup: pod?.fsGroup ?? DEFAULT_MACHINE_USER,
+  };
+}
 
 export interface VolumeCopy {
   image: string;
@@ -87,8 +105,21 @@ function securityContexts(privilege: CopyPrivilege): {
       },
     };
   }
+  // The source is mounted read-only, which the kubelet never applies an fsGroup to; the target, a
+  // new claim, gets the workload's fsGroup as the workload's own volume got it (its root's group
+  // and mode, where the storage lets the kubelet manage them), so the two roots match.
+  const fsGroup =
+    privilege.fsGroup === undefined
+      ? {}
+      : { fsGroup: privilege.fsGroup, fsGroupChangePolicy: 'OnRootMismatch' };
   return {
-    pod: { runAsNonRoot: true, runAsUser: privilege.uid, runAsGroup: privilege.gid, seccompProfile },
+    pod: {
+      runAsNonRoot: true,
+      runAsUser: privilege.uid,
+      runAsGroup: privilege.gid,
+      ...fsGroup,
+      seccompProfile,
+    },
     container: {
       allowPrivilegeEscalation: false,
       capabilities: { drop: ['ALL'] },
@@ -143,14 +174,31 @@ export function podSecurityLevelOfRefusal(message: string): string | undefined {
 
 /**
  * Who a copy may run as, given why admission refused a root copy pod (undefined: it admits one). A
- * Pod Security refusal leaves the non-root copy; any other refusal (a quota, a webhook) is no reason
- * to give up owners, so the copy stays root and its Job reports the refusal.
+ * Pod Security refusal leaves the non-root copy, as `as` (the workload's identity; uid and gid
+ * VOLUME_COPY_USER when not known); any other refusal (a quota, a webhook) is no reason to give up
+ * owners, so the copy stays root and its Job reports the refusal.
  */
-export function copyPrivilege(rootRefusal: string | undefined): CopyPrivilege {
+export function copyPrivilege(
+  rootRefusal: string | undefined,
+  as: VolumeCopyIdentity | undefined,
+): CopyPrivilege {
   const level = rootRefusal === undefined ? undefined : podSecurityLevelOfRefusal(rootRefusal);
-  return level === undefined
-    ? { mode: 'root' }
-    : { mode: 'nonroot', uid: VOLUME_COPY_USER, gid: VOLUME_COPY_USER, level };
+  if (level === undefined) return { mode: 'root' };
+  if (!as) return { mode: 'nonroot', uid: VOLUME_COPY_USER, gid: VOLUME_COPY_USER, level };
+  return {
+    mode: 'nonroot',
+    uid: as.runAsUser,
+    gid: as.runAsGroup,
+    ...(as.fsGroup !== undefined ? { fsGroup: as.fsGroup } : {}),
+    level,
+  };
+}
+
+/** Who a copy runs as, for messages: `as root`, `as uid 999, gid 999, fsGroup 65532`. */
+export function describeCopyPrivilege(privilege: CopyPrivilege): string {
+  if (privilege.mode === 'root') return 'as root';
+  const fsGroup = privilege.fsGroup === undefined ? '' : `, fsGroup ${privilege.fsGroup}`;
+  return `as uid ${privilege.uid}, gid ${privilege.gid}${fsGroup}`;
 }
 
 /** A pod of `template` to ask admission about (a dry run) in `namespace`. */

@@ -25,6 +25,30 @@ const manifestSchema: JsonSchemaProps = {
   },
 };
 
+/** As core/v1 validates a pod's user and group ids (0 to 2^31-1), kept int64 as there. */
+const idSchema = (minimum: number, description: string): JsonSchemaProps => ({
+  type: 'integer',
+  format: 'int64',
+  minimum,
+  maximum: 2147483647,
+  description,
+});
+
+const copyAsSchema: JsonSchemaProps = {
+  type: 'object',
+  description:
+    "Whom the copies run as where the namespace's Pod Security level refuses a root copy (a root copy keeps every owner and is used wherever admitted). Default: uid and gid 65532, no fsGroup. The machine-backup controller sets it from the Machine's podSecurityContext.",
+  required: ['runAsUser', 'runAsGroup'],
+  properties: {
+    runAsUser: idSchema(1, "The copy pod's runAsUser; not root."),
+    runAsGroup: idSchema(0, "The copy pod's runAsGroup."),
+    fsGroup: idSchema(
+      0,
+      "The workload pod's fsGroup: a group of the copy, and the kubelet prepares the target claim's root with it as it did the workload's (the source is mounted read-only, which no fsGroup changes).",
+    ),
+  },
+};
+
 const specSchema: JsonSchemaProps = {
   type: 'object',
   description:
@@ -33,6 +57,7 @@ const specSchema: JsonSchemaProps = {
   properties: {
     machineName: objectNameSchema,
     machineUID: { type: 'string', minLength: 1, maxLength: 128 },
+    copyAs: copyAsSchema,
     volumes: {
       type: 'array',
       minItems: 1,

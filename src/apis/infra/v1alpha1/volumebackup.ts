@@ -25,13 +25,30 @@ export interface BackupSourceVolume {
 }
 
 /**
+ * Whom a copy runs as where it may not run as root: the workload's user and groups, so files of
+ * theirs can be read and made again with their owners (docs/machine-and-volumebackup.md).
+ */
+export interface VolumeCopyIdentity {
+  /** Not root: a copy that may run as root does. */
+  runAsUser: number;
+  runAsGroup: number;
+  /**
+   * The workload pod's fsGroup: a group of the copy too, and the kubelet prepares the target's root
+   * with it as it prepared the workload's volume.
+   */
+  fsGroup?: number;
+}
+
+/**
  * Immutable. `machineName` and `machineUID` go together: a backup of that Machine's claims (only the
  * operator records those, see docs/machine-and-volumebackup.md), or, both absent, a standalone
- * backup of any claims of the namespace.
+ * backup of any claims of the namespace. `copyAs`: whom the copies run as where Pod Security refuses
+ * root (default: uid and gid 65532, no fsGroup).
  */
 export interface VolumeBackupSpec {
   machineName?: string;
   machineUID?: string;
+  copyAs?: VolumeCopyIdentity;
   volumes: BackupSourceVolume[];
 }
 

@@ -3,6 +3,7 @@
 // it back only through the contract, like any other provider's.
 import {
   MACHINE,
+  MACHINE_POD_FIELDS,
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   type Machine,
@@ -12,11 +13,17 @@ import {
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 
 /**
- * A PodMachine of the Machine's name and namespace, its spec the Machine's image, command, args and
- * volumes (immutable on both, so it never needs rewriting), controlled by the Machine.
+ * A PodMachine of the Machine's name and namespace, its spec the Machine's image, command, args,
+ * volumes and pod fields (immutable on both, so it never needs rewriting), controlled by the Machine.
  */
 export function desiredPodMachine(machine: Machine): PodMachine {
   const { image, command, args, volumes } = machine.spec;
+  const podFields = Object.fromEntries(
+    MACHINE_POD_FIELDS.filter((field) => machine.spec[field] !== undefined).map((field) => [
+      field,
+      structuredClone(machine.spec[field]),
+    ]),
+  );
   return {
     apiVersion: POD_MACHINE.apiVersion,
     kind: POD_MACHINE.kind,
@@ -31,6 +38,7 @@ export function desiredPodMachine(machine: Machine): PodMachine {
       ...(command ? { command: [...command] } : {}),
       ...(args ? { args: [...args] } : {}),
       ...(volumes ? { volumes: volumes.map((v) => structuredClone(v)) } : {}),
+      ...podFields,
     },
   };
 }

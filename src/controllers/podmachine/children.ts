@@ -1,9 +1,11 @@
 // The objects a PodMachine is realized as, built from its spec alone (pure, so they can be tested).
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   type CopyPrivilege,
   copyPodProbe,
   type MachineVolume,
+  machineContainerSecurityContext,
+  machinePodSecurityContext,
   POD_MACHINE,
   type PodMachine,
   type VolumeManifest,
@@ -44,8 +46,34 @@ export function desiredClaim(podMachine: PodMachine, volume: MachineVolume): V1P
   };
 }
 
+/**
+ * The PodMachine's pod: its single container runs the image with the spec's command, args and pod
+ * fields, mounting every claim. The security contexts pass Pod Security `restricted` unless the spec
+ * asks for more (machinePodSecurityContext, machineContainerSecurityContext), and the pod mounts no
+ * API token unless automountServiceAccountToken is true.
+ */
 export function desiredPod(podMachine: PodMachine): V1Pod {
+  const { spec } = podMachine;
   const list = volumes(podMachine);
+  const copy = <T>(value: T | undefined): T | undefined =>
+    value === undefined ? undefined : structuredClone(value);
+  const container: V1Container = {
+    name: MACHINE_CONTAINER,
+    image: spec.image,
+    ...(spec.command ? { command: [...spec.command] } : {}),
+    ...(spec.args ? { args: [...spec.args] } : {}),
+    ...defined({
+      env: copy(spec.env),
+      envFrom: copy(spec.envFrom),
+      resources: copy(spec.resources),
+      ports: copy(spec.ports),
+      readinessProbe: copy(spec.readinessProbe),
+      livenessProbe: copy(spec.livenessProbe),
+      startupProbe: copy(spec.startupProbe),
+    }),
+    securityContext: machineContainerSecurityContext(spec),
+    volumeMounts: list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -57,21 +85,26 @@ export function desiredPod(podMachine: PodMachine): V1Pod {
     },
     spec: {
       restartPolicy: 'Always',
-      containers: [
-        {
-          name: MACHINE_CONTAINER,
-          image: podMachine.spec.image,
-          ...(podMachine.spec.command ? { command: [...podMachine.spec.command] } : {}),
-          ...(podMachine.spec.args ? { args: [...podMachine.spec.args] } : {}),
-          volumeMounts: list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
-        },
-      ],
+      securityContext: machinePodSecurityContext(spec),
+      automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
+      ...defined({
+        serviceAccountName: spec.serviceAccountName,
+        nodeSelector: copy(spec.nodeSelector),
+        tolerations: copy(spec.tolerations),
+        affinity: copy(spec.affinity),
+      }),
+      containers: [container],
       volumes: list.map((v) => ({
         name: v.name,
         persistentVolumeClaim: { claimName: claimName(podMachine, v) },
       })),
     },
   };
+}
+
+/** `fields` without the undefined ones, so an unset field stays absent from the object sent. */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** How a restore copies: from which backup claim, with what, as whom, checked against what. */

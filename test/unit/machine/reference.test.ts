@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MACHINE, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from '../../../src/apis/index.ts';
+import {
+  MACHINE,
+  MACHINE_POD_FIELDS,
+  MANAGED_BY_LABEL,
+  MANAGED_BY_VALUE,
+  type MachinePodFields,
+} from '../../../src/apis/index.ts';
 import { desiredPodMachine } from '../../../src/controllers/machine/inline.ts';
 import {
   crossNamespaceProblem,
@@ -79,5 +85,35 @@ describe('desiredPodMachine', () => {
   it('leaves out what the Machine leaves out', () => {
     const { spec } = desiredPodMachine(machine({ volumes: undefined }));
     assert.deepEqual(spec, { image: 'app:1' });
+  });
+
+  it('copies every pod field the Machine sets, as a copy', () => {
+    const fields: MachinePodFields = {
+      env: [{ name: 'PGPASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }],
+      envFrom: [{ configMapRef: { name: 'settings' } }],
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } },
+      ports: [{ name: 'pg', containerPort: 5432 }],
+      readinessProbe: { exec: { command: ['pg_isready'] }, periodSeconds: 5 },
+      livenessProbe: { tcpSocket: { port: 'pg' } },
+      startupProbe: { exec: { command: ['pg_isready'] }, failureThreshold: 30 },
+      securityContext: { readOnlyRootFilesystem: true },
+      podSecurityContext: { runAsUser: 999, runAsGroup: 999, fsGroup: 999 },
+      serviceAccountName: 'db',
+      automountServiceAccountToken: true,
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoSchedule' }],
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }],
+          },
+        },
+      },
+    };
+    assert.deepEqual(Object.keys(fields).sort(), [...MACHINE_POD_FIELDS].sort(), 'every field is exercised');
+    const m = machine({ volumes: undefined, ...structuredClone(fields) });
+    const { spec } = desiredPodMachine(m);
+    assert.deepEqual(spec, { image: 'app:1', ...fields });
+    assert.notEqual(spec.env, m.spec.env, "a copy, not the cached Machine's objects");
   });
 });

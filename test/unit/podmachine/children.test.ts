@@ -106,6 +106,131 @@ describe('desiredPod', () => {
   });
 });
 
+describe('desiredPod: the pod fields and the restricted defaults', () => {
+  const RESTRICTED_POD = {
+    runAsNonRoot: true,
+    runAsUser: 65532,
+    runAsGroup: 65532,
+    fsGroup: 65532,
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+  const RESTRICTED_CONTAINER = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+
+  it('with no security fields: passes Pod Security restricted, runs as 65532, mounts no API token', () => {
+    const spec = desiredPod(podMachine()).spec!;
+    assert.deepEqual(restrictedViolations(spec), []);
+    assert.deepEqual(spec.securityContext, RESTRICTED_POD);
+    assert.deepEqual(spec.containers[0]?.securityContext, RESTRICTED_CONTAINER);
+    assert.equal(spec.automountServiceAccountToken, false);
+    assert.equal(spec.serviceAccountName, undefined, "the namespace's default ServiceAccount");
+    for (const field of [
+      'env',
+      'envFrom',
+      'resources',
+      'ports',
+      'readinessProbe',
+      'livenessProbe',
+      'startupProbe',
+    ])
+      assert.ok(!(field in spec.containers[0]!), `${field} absent when unset`);
+    for (const field of ['nodeSelector', 'tolerations', 'affinity']) assert.ok(!(field in spec), field);
+  });
+
+  it('puts each container field on the container and each pod field on the pod', () => {
+    const fields = {
+      env: [
+        { name: 'MODE', value: 'primary' },
+        { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+      ],
+      envFrom: [{ prefix: 'APP_', configMapRef: { name: 'settings' } }],
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } },
+      ports: [{ name: 'pg', containerPort: 5432, protocol: 'TCP' }],
+      readinessProbe: { exec: { command: ['pg_isready'] }, periodSeconds: 5 },
+      livenessProbe: { tcpSocket: { port: 'pg' }, failureThreshold: 6 },
+      startupProbe: { httpGet: { path: '/started', port: 8080 } },
+      serviceAccountName: 'db',
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoSchedule' }],
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'db' } } },
+          ],
+        },
+      },
+    };
+    const pm = podMachine(structuredClone(fields));
+    const spec = desiredPod(pm).spec!;
+    const container = spec.containers[0]!;
+    assert.deepEqual(container.env, fields.env);
+    assert.deepEqual(container.envFrom, fields.envFrom);
+    assert.deepEqual(container.resources, fields.resources);
+    assert.deepEqual(container.ports, fields.ports);
+    assert.deepEqual(container.readinessProbe, fields.readinessProbe);
+    assert.deepEqual(container.livenessProbe, fields.livenessProbe);
+    assert.deepEqual(container.startupProbe, fields.startupProbe);
+    assert.equal(spec.serviceAccountName, 'db');
+    assert.deepEqual(spec.nodeSelector, fields.nodeSelector);
+    assert.deepEqual(spec.tolerations, fields.tolerations);
+    assert.deepEqual(spec.affinity, fields.affinity);
+    assert.notEqual(
+      container.env,
+      pm.spec.env,
+      "a copy: the pod never shares the cached PodMachine's objects",
+    );
+    assert.deepEqual(restrictedViolations(spec), [], 'none of these fields loosens the defaults');
+  });
+
+  it("merges the user's security fields over the defaults field by field", () => {
+    const spec = desiredPod(
+      podMachine({
+        podSecurityContext: { runAsUser: 999, supplementalGroups: [5] },
+        securityContext: { readOnlyRootFilesystem: true, capabilities: { add: ['NET_BIND_SERVICE'] } },
+      }),
+    ).spec!;
+    assert.deepEqual(spec.securityContext, { ...RESTRICTED_POD, runAsUser: 999, supplementalGroups: [5] });
+    assert.deepEqual(spec.containers[0]?.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+    });
+    assert.deepEqual(restrictedViolations(spec), []);
+  });
+
+  it('gives what is asked for, also beyond restricted: admission judges it', () => {
+    const spec = desiredPod(
+      podMachine({
+        podSecurityContext: { runAsNonRoot: false, seccompProfile: { type: 'Unconfined' } },
+        securityContext: { privileged: true, capabilities: { drop: [] } },
+      }),
+    ).spec!;
+    assert.equal(spec.securityContext?.runAsNonRoot, false);
+    assert.deepEqual(spec.securityContext?.seccompProfile, { type: 'Unconfined' });
+    // No allowPrivilegeEscalation default: core/v1 refuses false beside privileged.
+    assert.deepEqual(spec.containers[0]?.securityContext, { privileged: true, capabilities: { drop: [] } });
+    assert.ok(restrictedViolations(spec).includes('machine: privileged'));
+  });
+
+  it('does not default runAsNonRoot when the pod or the container asks for uid 0', () => {
+    const root = desiredPod(podMachine({ podSecurityContext: { runAsUser: 0 } })).spec!;
+    assert.equal(root.securityContext?.runAsNonRoot, undefined);
+    assert.equal(root.securityContext?.runAsUser, 0);
+    const rootContainer = desiredPod(podMachine({ securityContext: { runAsUser: 0 } })).spec!;
+    assert.equal(rootContainer.securityContext?.runAsNonRoot, undefined);
+  });
+
+  it('mounts an API token only when automountServiceAccountToken is true', () => {
+    assert.equal(
+      desiredPod(podMachine({ automountServiceAccountToken: true })).spec?.automountServiceAccountToken,
+      true,
+    );
+    assert.equal(
+      desiredPod(podMachine({ automountServiceAccountToken: false })).spec?.automountServiceAccountToken,
+      false,
+    );
+  });
+});
+
 describe('desiredRestoreJob', () => {
   const manifest = { files: 12, bytes: 34567, digest: `sha256:${'0f'.repeat(32)}` };
   const copy = {

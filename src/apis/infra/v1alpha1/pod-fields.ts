@@ -64,3 +64,40 @@ export const MACHINE_POD_FIELDS = [
 
 /** The uid and gid a Machine's pod runs as when its podSecurityContext names none. */
 export const DEFAULT_MACHINE_USER = 65532;
+
+/** A uid of 0 asked for at the pod or the container: the user wants root, so non-root is not defaulted. */
+function asksForRoot(fields: MachinePodFields): boolean {
+  return fields.podSecurityContext?.runAsUser === 0 || fields.securityContext?.runAsUser === 0;
+}
+
+/**
+ * The pod's security context: the user's podSecurityContext merged field by field over the
+ * defaults that pass Pod Security `restricted` (runAsNonRoot, runAsUser, runAsGroup and fsGroup
+ * DEFAULT_MACHINE_USER, seccompProfile RuntimeDefault). runAsNonRoot is not defaulted when the pod
+ * or container asks for uid 0: the kubelet would refuse to start such a container.
+ */
+export function machinePodSecurityContext(fields: MachinePodFields): V1PodSecurityContext {
+  return {
+    ...(asksForRoot(fields) ? {} : { runAsNonRoot: true }),
+    runAsUser: DEFAULT_MACHINE_USER,
+    runAsGroup: DEFAULT_MACHINE_USER,
+    fsGroup: DEFAULT_MACHINE_USER,
+    seccompProfile: { type: 'RuntimeDefault' },
+    ...structuredClone(fields.podSecurityContext ?? {}),
+  };
+}
+
+/**
+ * The container's security context: the user's securityContext merged field by field over the
+ * defaults that pass `restricted` (allowPrivilegeEscalation false, capabilities drop ALL; a user's
+ * capabilities.add keeps the drop unless it names its own). A privileged container gets no
+ * allowPrivilegeEscalation default: core/v1 refuses false beside privileged.
+ */
+export function machineContainerSecurityContext(fields: MachinePodFields): V1SecurityContext {
+  const user = structuredClone(fields.securityContext ?? {});
+  return {
+    ...(user.privileged ? {} : { allowPrivilegeEscalation: false }),
+    ...user,
+    capabilities: { drop: ['ALL'], ...user.capabilities },
+  };
+}

@@ -1,11 +1,14 @@
-// `kubectl basic` on Machines: a Ready one, one whose provider object does not exist, and a deleted
-// one waiting for a backup copy that keeps failing (made as in test/integration/machine/
-// backup-failure.test.ts: claims of a StorageClass that does not exist never bind, so copy pods stay
-// unscheduled, and the test fails them through the status subresource).
+// `kubectl basic` on Machines: a Ready one, one whose readiness probe fails (kwok runs no probes: the
+// test writes what the kubelet would, the pod's status and an Unhealthy Event), one whose pod Pod
+// Security refuses, one whose provider object does not exist, and a deleted one waiting for a backup
+// copy that keeps failing (made as in test/integration/machine/backup-failure.test.ts: claims of a
+// StorageClass that does not exist never bind, so copy pods stay unscheduled, and the test fails them
+// through the status subresource).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { INFRA_API_VERSION, MACHINE, SKIP_BACKUP_ANNOTATION } from '../../../src/apis/index.ts';
+import { CORE } from '../../../src/cli/kubectl-basic/source.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
@@ -58,6 +61,91 @@ describe('kubectl basic on Machines', () => {
       'PersistentVolumeClaim/web-logs',
       'Pod/web',
     ]);
+  });
+
+  it("a Machine whose readiness probe fails: the pod's container and the kubelet's Unhealthy Event, quoted with its count", async () => {
+    await client.create(MACHINE, machine(ns, 'probe', { volumes: [] }));
+    await whyUntil(['machine/probe', '-n', ns], /nothing blocks it/);
+    const pod = await client.get<V1Pod>(CoreTypes.Pod, ns, 'probe');
+    const notReady = (pod.status?.conditions ?? []).map((c) =>
+      c.type === 'Ready' || c.type === 'ContainersReady'
+        ? {
+            ...c,
+            status: 'False',
+            reason: 'ContainersNotReady',
+            message: 'containers with unready status: [machine]',
+          }
+        : c,
+    );
+    const containers = (pod.status?.containerStatuses ?? []).map((c) => ({
+      ...c,
+      ready: false,
+      started: true,
+    }));
+    await client.patch<V1Pod>(CoreTypes.Pod, {
+      namespace: ns,
+      name: 'probe',
+      patchType: 'merge',
+      body: { status: { conditions: notReady, containerStatuses: containers } },
+      subresource: 'status',
+    });
+    const now = new Date().toISOString();
+    const message = 'Readiness probe failed: /var/run/postgresql:5432 - no response';
+    await client.create(CORE.Event, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `probe.readiness-${Date.now()}`, namespace: ns },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        name: 'probe',
+        namespace: ns,
+        uid: pod.metadata?.uid,
+        fieldPath: 'spec.containers{machine}',
+      },
+      type: 'Warning',
+      reason: 'Unhealthy',
+      message,
+      count: 7,
+      firstTimestamp: now,
+      lastTimestamp: now,
+      source: { component: 'kubelet', host: pod.spec?.nodeName },
+    });
+    const result = await whyUntil(['machine/probe', '-n', ns], /readiness probe fails/);
+    console.log(result.stdout);
+    assert.equal(result.code, 1);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(
+      lines[0],
+      `Machine/probe is blocked: Pod/probe: container machine is not ready: its readiness probe fails (x7): ${message}`,
+    );
+    assert.equal(lines[1], '  path: Machine/probe -> PodMachine/probe -> Pod/probe');
+    assert.ok(
+      lines.includes('  Pod/probe: container machine ready=false started=true restartCount=0'),
+      result.stdout,
+    );
+    assert.match(result.stdout, /Pod\/probe: event Warning Unhealthy \d+s ago \(x7\): \(the same message\)/);
+  });
+
+  it("a Machine whose pod Pod Security refuses: the PodMachine's PodRefused condition quotes the API server", async () => {
+    await setPodSecurity(client, ns, 'restricted');
+    try {
+      await client.create(
+        MACHINE,
+        machine(ns, 'priv', { volumes: [], securityContext: { privileged: true } }),
+      );
+      const result = await whyUntil(['machine/priv', '-n', ns], /PodRefused/);
+      console.log(result.stdout);
+      assert.equal(result.code, 1);
+      assert.match(
+        result.stdout,
+        /^Machine\/priv is blocked: PodMachine\/priv cannot create its pod: PodRefused: the API server refused pod priv: .*violates PodSecurity "restricted:latest": privileged/,
+      );
+      assert.match(result.stdout, /path: Machine\/priv -> PodMachine\/priv\n/);
+      assert.match(result.stdout, /PodMachine\/priv: condition Ready=False PodRefused: /);
+    } finally {
+      await setPodSecurity(client, ns, null);
+    }
   });
 
   it('a Machine whose provider object does not exist: InfrastructureNotFound', async () => {
@@ -158,6 +246,16 @@ describe('kubectl basic on Machines', () => {
     await waitForGone(client, ns, 'doomed');
   });
 });
+
+/** Labels the namespace to enforce a Pod Security level (null: none). */
+async function setPodSecurity(client: KubeClient, ns: string, level: string | null): Promise<void> {
+  await client.patch(CoreTypes.Namespace, {
+    namespace: undefined,
+    name: ns,
+    patchType: 'merge',
+    body: { metadata: { labels: { 'pod-security.kubernetes.io/enforce': level } } },
+  });
+}
 
 /** Fails every unscheduled copy pod, as a crashing copy would, until `signal` aborts. */
 async function failCopyPods(client: KubeClient, ns: string, signal: AbortSignal): Promise<void> {

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
+import { stopAllComponents } from '../e2e/providers/local/components.ts';
+import { CLUSTER_NAME, LocalProvider } from '../e2e/providers/local/index.ts';
 import { parseKinds } from '../test/parity/generator.ts';
 import { OP_KINDS } from '../test/parity/model.ts';
 import { CHECKS } from '../test/parity/runner.ts';
-import { runSession, summaryLine } from '../test/parity/session.ts';
+import { PARITY_CLUSTER, runSession, summaryLine } from '../test/parity/session.ts';
 
 /**
  * `npm run parity -- --seeds N [--first F] [--seed S]... [--steps K] [--kinds ...] [--skip ...]`:
@@ -20,6 +22,9 @@ const USAGE = `usage: npm run parity -- [options]
                      such as conditions.Available
   --step-timeout S   seconds a step may take to settle                      default 60
   --stop-early       stop at the first divergence
+  --restart-kcm      restartOperator kills kube-controller-manager on its side too; runs on a local
+                     cluster of its own, ${PARITY_CLUSTER} (or BASIC_OPERATOR_CLUSTER when it names
+                     another than ${CLUSTER_NAME}), brought up if needed and stopped at the end
 Runs against the local cluster named by BASIC_OPERATOR_CLUSTER (brought up if needed), with the
 operator in this process, or in a child process it can SIGKILL when restartOperator is among the
 kinds. Exit code 1 when any seed diverged.`;
@@ -45,6 +50,7 @@ const { values } = parseArgs({
     skip: { type: 'string' },
     'step-timeout': { type: 'string' },
     'stop-early': { type: 'boolean' },
+    'restart-kcm': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
   allowPositionals: false,
@@ -78,7 +84,13 @@ const seeds = values.seed?.length
       (_, i) => positiveInt('first', values.first, 1) + i,
     );
 
+let ownCluster: string | undefined;
+if (values['restart-kcm']) {
+  const named = process.env.BASIC_OPERATOR_CLUSTER;
+  ownCluster = named && named !== CLUSTER_NAME ? named : PARITY_CLUSTER;
+}
 const report = await runSession({
+  ...(ownCluster ? { ownCluster: await new LocalProvider(ownCluster).up() } : {}),
   seeds,
   steps: positiveInt('steps', values.steps, 8),
   kinds,
@@ -88,5 +100,6 @@ const report = await runSession({
   keepGoing: !values['stop-early'],
   log: (line) => process.stdout.write(`${line}\n`),
 });
+if (ownCluster) await stopAllComponents(ownCluster);
 process.stdout.write(`\n${summaryLine(report)}\n`);
 process.exit(report.reports.length ? 1 : 0);

@@ -210,7 +210,7 @@ export function describeOp(op: Op): string {
     case 'orphanCascade':
       return 'delete the workload with --cascade=orphan, wait until it is gone, create it again';
     case 'restartOperator':
-      return `after ${op.delayMs} ms, SIGKILL the operator and start it again`;
+      return `after ${op.delayMs} ms, SIGKILL the operator (and kube-controller-manager, on a cluster of its own) and start it again`;
     case 'burst':
       return `back to back, without settling in between: ${op.ops.map(describeOp).join('; then ')}`;
   }

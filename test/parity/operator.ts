@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import type { ClusterInfo } from '../../e2e/providers/provider.ts';
 import { registerControllers } from '../../src/controllers/index.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
 import { testCluster } from '../support/cluster.ts';
@@ -36,8 +37,8 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
  * can SIGKILL it as a crash or an evicted pod would and start another. Its reconcile counts come from
  * its /metrics endpoint (plain HTTP on a port chosen once, so every incarnation serves on it).
  */
-export async function processOperator(namespace: string): Promise<ParityOperator> {
-  const { kubeconfig } = await testCluster();
+export async function processOperator(namespace: string, cluster?: ClusterInfo): Promise<ParityOperator> {
+  const { kubeconfig } = cluster ?? (await testCluster());
   const port = await freePort();
   let generation = 0;
   const start = async (): Promise<OperatorProcess> => {

@@ -28,6 +28,11 @@ export interface RunOptions {
   namespace: string;
   /** The operator under test: its reconcile counts (without it the rate check is skipped), its restart. */
   operator?: ParityOperator;
+  /**
+   * SIGKILL kube-controller-manager and start it again, on the kcm side of restartOperator (only on
+   * a cluster the harness has to itself). Without it, restartOperator kills only the operator.
+   */
+  restartKcm?: () => Promise<string>;
   /** A step that has not settled equal by then is a divergence. */
   stepTimeoutMs?: number;
   /** A side counts as settled once its snapshot has not changed for this long. */
@@ -87,8 +92,12 @@ async function perform(
     case 'orphanCascade':
       return deleteOrphanAndRecreate(client, side, namespace, model);
     case 'restartOperator': {
-      // kube-controller-manager keeps running: the shared cluster's other tests depend on it.
-      if (side.id === 'kcm') return undefined;
+      if (side.id === 'kcm') {
+        // Only on a cluster of the harness's own: the shared cluster's other tests depend on it.
+        if (!options.restartKcm) return undefined;
+        await new Promise((r) => setTimeout(r, op.delayMs));
+        return options.restartKcm();
+      }
       const restart = options.operator?.restart;
       if (!restart) throw new Error('restartOperator needs the operator in a process of its own');
       await new Promise((r) => setTimeout(r, op.delayMs));

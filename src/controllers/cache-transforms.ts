@@ -87,10 +87,17 @@ export const POD_FIELDS: Shape<V1Pod> = {
   status: POD_STATUS,
 };
 
-/** A PodMachine's pod also with its IPs: the PodMachine's addresses (podmachine/observe.ts). */
+/**
+ * A PodMachine's pod also with its IPs, the PodMachine's addresses, and whether its container has
+ * started and is ready, which says which probe keeps it from Ready (podmachine/observe.ts).
+ */
 const POD_MACHINE_POD_FIELDS: Shape<V1Pod> = {
   ...POD_FIELDS,
-  status: { ...POD_STATUS, podIPs: { ip: true } },
+  status: {
+    ...POD_STATUS,
+    podIPs: { ip: true },
+    containerStatuses: { ...POD_STATUS.containerStatuses, ready: true, started: true },
+  },
 };
 
 /**

@@ -1,5 +1,5 @@
 // Reading the PodMachine's pod into the plain observation status.ts works from (pure).
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod, V1Probe } from '@kubernetes/client-node';
 import type { InfrastructureAddress, PodMachine } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
@@ -24,6 +24,57 @@ function isPodReady(pod: V1Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
+/** A probe as a person would name it: `readinessProbe (exec pg_isready)`. */
+export function describeProbe(kind: string, probe: V1Probe): string {
+  const handler = probe.exec
+    ? `exec ${(probe.exec.command ?? []).join(' ')}`
+    : probe.httpGet
+      ? `httpGet ${probe.httpGet.scheme === 'HTTPS' ? 'https' : 'http'} port ${probe.httpGet.port}${probe.httpGet.path ?? '/'}`
+      : probe.tcpSocket
+        ? `tcpSocket port ${probe.tcpSocket.port}`
+        : probe.grpc
+          ? `grpc port ${probe.grpc.port}${probe.grpc.service ? ` service ${probe.grpc.service}` : ''}`
+          : 'no handler';
+  return `${kind} (${handler})`;
+}
+
+/**
+ * Why a running pod is not Ready, as far as its status and the PodMachine's probes tell: the
+ * container waiting (a crash loop, say), its startup or readiness probe not passed, its restarts
+ * (a liveness probe restarts it), else the kubelet's Ready condition.
+ */
+export function podUnreadiness(podMachine: PodMachine, pod: V1Pod): string {
+  const container = pod.status?.containerStatuses?.find((c) => c.name === MACHINE_CONTAINER);
+  const { startupProbe, readinessProbe } = podMachine.spec;
+  const parts: string[] = [];
+  const waiting = container?.state?.waiting;
+  if (waiting) {
+    parts.push(
+      `container ${MACHINE_CONTAINER} is waiting${waiting.reason ? `: ${waiting.reason}` : ''}${waiting.message ? ` (${waiting.message})` : ''}`,
+    );
+  } else if (container?.started === false && startupProbe) {
+    parts.push(
+      `container ${MACHINE_CONTAINER} has not passed its ${describeProbe('startupProbe', startupProbe)} yet`,
+    );
+  } else if (container?.ready === false && readinessProbe) {
+    parts.push(
+      `container ${MACHINE_CONTAINER} is not passing its ${describeProbe('readinessProbe', readinessProbe)}`,
+    );
+  } else {
+    const condition = pod.status?.conditions?.find((c) => c.type === 'Ready');
+    const said = [condition?.reason, condition?.message].filter((p): p is string => Boolean(p)).join(': ');
+    parts.push(said || `container ${MACHINE_CONTAINER} is not ready`);
+  }
+  const restarts = container?.restartCount ?? 0;
+  if (restarts > 0) {
+    const ended = container?.lastState?.terminated;
+    parts.push(
+      `restarted ${restarts} time${restarts === 1 ? '' : 's'}${ended ? `, last ended${ended.reason ? ` (${ended.reason})` : ''} with exit code ${ended.exitCode}` : ''}`,
+    );
+  }
+  return parts.join('; ');
+}
+
 /** The pod's IPs, as the contract's addresses (type InternalIP), in the order the pod lists them. */
 export function podAddresses(pod: V1Pod): InfrastructureAddress[] {
   const ips = pod.status?.podIPs?.map((p) => p.ip).filter((ip): ip is string => Boolean(ip)) ?? [];
@@ -45,12 +96,14 @@ export function observePod(podMachine: PodMachine, pod: V1Pod | undefined): PodO
     };
   }
   const phase = pod.status?.phase ?? 'Pending';
+  const ready = isPodReady(pod);
   return {
     name,
     exists: true,
     terminating: isBeingDeleted(pod),
     phase,
-    ready: isPodReady(pod),
+    ready,
+    ...(phase === 'Running' && !ready ? { unready: podUnreadiness(podMachine, pod) } : {}),
     addresses: podAddresses(pod),
     ...(phase === 'Failed' || phase === 'Succeeded' ? { failure: podFailure(pod) } : {}),
   };

@@ -33,6 +33,8 @@ export interface PodObservation {
   terminating: boolean;
   phase?: string;
   ready: boolean;
+  /** Why a Running pod is not Ready: its container's state, the probe it has not passed. */
+  unready?: string;
   /** The pod's IPs (InternalIP); empty while it has none. */
   addresses: InfrastructureAddress[];
   /** Why the pod failed, when its phase is Failed or Succeeded. */
@@ -194,8 +196,13 @@ function readyVerdict(obs: PodMachineObservations, volumes: Verdict): Verdict {
   if (pod.phase !== 'Running') {
     return { status: 'False', reason: 'PodPending', message: `pod ${pod.name} is ${pod.phase ?? 'Pending'}` };
   }
-  if (!pod.ready)
-    return { status: 'False', reason: 'PodNotReady', message: `pod ${pod.name} is running but not ready` };
+  if (!pod.ready) {
+    return {
+      status: 'False',
+      reason: 'PodNotReady',
+      message: `pod ${pod.name} is running but not ready${pod.unready ? `: ${pod.unready}` : ''}`,
+    };
+  }
   return { status: 'True', reason: 'PodReady', message: `pod ${pod.name} is running and ready` };
 }
 

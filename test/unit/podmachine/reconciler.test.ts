@@ -260,6 +260,88 @@ describe('PodMachineReconciler', () => {
     });
   }
 
+  it('Ready follows the pod: false again when its readiness probe stops passing, naming the probe; true again after', async () => {
+    const pm = podMachine({
+      ...ONE_VOLUME,
+      readinessProbe: { exec: { command: ['pg_isready', '-q'] }, periodSeconds: 5 },
+    });
+    const container = {
+      name: 'machine',
+      image: 'app:1',
+      imageID: '',
+      restartCount: 0,
+      started: true,
+      state: { running: {} },
+    };
+    const withStatus = (status: V1PodStatus) => ({ ...desiredPod(pm), status });
+    const h = await setup(pm, (c) => {
+      c.seed(CoreTypes.PersistentVolumeClaim, {
+        ...desiredClaim(pm, pm.spec.volumes![0]!),
+        status: { phase: 'Bound' },
+      });
+      c.seed(CoreTypes.Pod, withStatus({ ...RUNNING, containerStatuses: [{ ...container, ready: true }] }));
+    });
+    await h.reconcile('web');
+    assert.equal(h.status.last('web')?.ready, true);
+
+    const unready: V1PodStatus = {
+      ...RUNNING,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason: 'ContainersNotReady',
+          message: 'containers with unready status: [machine]',
+        },
+      ],
+      containerStatuses: [{ ...container, ready: false }],
+    };
+    h.cluster.server.update(CoreTypes.Pod, withStatus(unready), 'status');
+    await h.cluster.sync();
+    await h.reconcile('web');
+    let status = h.status.last('web');
+    assert.equal(status?.ready, false);
+    assert.equal(status?.phase, 'Running', 'the pod still runs');
+    assert.equal(condition(h, 'Ready')?.reason, 'PodNotReady');
+    assert.equal(
+      condition(h, 'Ready')?.message,
+      'pod web is running but not ready: container machine is not passing its readinessProbe (exec pg_isready -q)',
+    );
+
+    const crashing: V1PodStatus = {
+      ...unready,
+      containerStatuses: [
+        {
+          ...container,
+          ready: false,
+          restartCount: 3,
+          state: {
+            waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container' },
+          },
+          lastState: { terminated: { exitCode: 137, reason: 'Error' } },
+        },
+      ],
+    };
+    h.cluster.server.update(CoreTypes.Pod, withStatus(crashing), 'status');
+    await h.cluster.sync();
+    await h.reconcile('web');
+    assert.equal(
+      condition(h, 'Ready')?.message,
+      'pod web is running but not ready: container machine is waiting: CrashLoopBackOff (back-off 40s restarting failed container); restarted 3 times, last ended (Error) with exit code 137',
+    );
+
+    h.cluster.server.update(
+      CoreTypes.Pod,
+      withStatus({ ...RUNNING, containerStatuses: [{ ...container, ready: true }] }),
+      'status',
+    );
+    await h.cluster.sync();
+    await h.reconcile('web');
+    status = h.status.last('web');
+    assert.equal(status?.ready, true);
+    assert.equal(condition(h, 'Ready')?.reason, 'PodReady');
+  });
+
   it('a failed pod deleted by a person: a new pod, and the failure cleared', async () => {
     const pm = podMachine(ONE_VOLUME);
     const h = await setup(pm, (c) => {

@@ -1,9 +1,10 @@
 // Copy Jobs in a namespace that enforces the Pod Security `restricted` profile, and backups that can
 // never finish: kube-apiserver's PodSecurity admission and ResourceQuota are real here, so a copy pod
 // that breaks `restricted` is refused exactly as on a production cluster. A backup must then fail
-// with its reason by its deadline, never stay Running forever. And a Machine there: its PodMachine's
-// pod is refused (transient; the Machine waits and says why), yet it is backed up on deletion and a
-// new Machine is restored there, since the copy and restore Jobs comply.
+// with its reason by its deadline, never stay Running forever. And a Machine there that asks for a
+// privileged container: its PodMachine's pod is refused (transient; the Machine waits and says why),
+// yet it is backed up on deletion and a new Machine is restored there, since the copy and restore
+// Jobs comply. (A Machine without security fields runs there: pod-fields.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
@@ -184,11 +185,13 @@ describe('a Machine in a namespace that enforces restricted', () => {
   });
   after(() => stopMachineSuite(suite));
 
+  /** One volume, and a privileged container, which `restricted` refuses. */
   const oneVolume = (restoreFrom?: { volumeBackup: string; volume: string }) => ({
     volumes: [{ name: 'data', size: '1Gi', mountPath: '/data', ...(restoreFrom ? { restoreFrom } : {}) }],
+    securityContext: { privileged: true },
   });
 
-  it("waits with its PodMachine's PodRefused: not Failed, the claim made, no pod", async () => {
+  it("asking for a privileged container, waits with its PodMachine's PodRefused: not Failed, the claim made, no pod", async () => {
     await client.create(MACHINE, machine(ns, 'locked', oneVolume()));
     const m = await waitForMachine(
       client,

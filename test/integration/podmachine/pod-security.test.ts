@@ -1,8 +1,9 @@
-// A PodMachine in a namespace that enforces the Pod Security `restricted` profile: its pod has no
-// securityContext of its own, so kube-apiserver's PodSecurity admission refuses it. That is a
-// transient failure (Ready=False PodRefused, no failureReason), retried with the work queue's
-// bounded backoff, so the PodMachine recovers once the namespace allows the pod. A restore there
-// copies as non-root: admission, asked with a dry run, refuses a root copy pod.
+// A PodMachine in a namespace that enforces the Pod Security `restricted` profile: without security
+// fields its pod passes (the defaults are restricted); one that asks for a privileged container is
+// refused by kube-apiserver's PodSecurity admission. That is a transient failure (Ready=False
+// PodRefused, no failureReason), retried with the work queue's bounded backoff, so the PodMachine
+// recovers once the namespace allows the pod. A restore there copies as non-root: admission, asked
+// with a dry run, refuses a root copy pod.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
@@ -44,10 +45,27 @@ describe('PodMachine under Pod Security restricted', () => {
   });
   after(() => stopOperatorSuite(suite));
 
+  it('without security fields: the pod is admitted, restricted by default, and Ready', async () => {
+    await client.create(
+      POD_MACHINE,
+      podMachine(ns, 'plain', { volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }] }),
+    );
+    const pm = await waitForPodMachine(client, ns, 'plain', 'Ready', isReady, 60_000);
+    assert.equal(pm.status?.phase, 'Running');
+    const [pod] = (await pods(client, ns)).filter((p) => p.metadata?.name === 'plain');
+    assert.equal(pod?.spec?.securityContext?.runAsNonRoot, true);
+    assert.equal(pod?.spec?.securityContext?.runAsUser, 65532);
+    assert.equal(pod?.spec?.automountServiceAccountToken, false);
+    assert.deepEqual(pod?.spec?.containers[0]?.securityContext?.capabilities?.drop, ['ALL']);
+  });
+
   it('a refused pod is transient: PodRefused with the admission message, no failureReason, a Warning', async () => {
     await client.create(
       POD_MACHINE,
-      podMachine(ns, 'locked', { volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }] }),
+      podMachine(ns, 'locked', {
+        volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }],
+        securityContext: { privileged: true },
+      }),
     );
     const pm = await waitForPodMachine(
       client,
@@ -58,7 +76,7 @@ describe('PodMachine under Pod Security restricted', () => {
     );
     assert.match(
       condition(pm, 'Ready')?.message ?? '',
-      /refused pod locked: .*violates PodSecurity "restricted:latest".*retrying with backoff/,
+      /refused pod locked: .*violates PodSecurity "restricted:latest": privileged \(container "machine" must not set securityContext.privileged=true\).*retrying with backoff/,
     );
     assert.equal(pm.status?.ready, false);
     assert.notEqual(pm.status?.phase, 'Failed');
@@ -68,7 +86,10 @@ describe('PodMachine under Pod Security restricted', () => {
     assert.ok(!isViolation(view));
     assert.equal(view.failure, undefined, 'the Machine waits: not terminal');
     assert.deepEqual(pm.status?.volumes, [{ name: 'data', claimName: 'locked-data', phase: 'Bound' }]);
-    assert.equal((await pods(client, ns)).length, 0);
+    assert.deepEqual(
+      (await pods(client, ns)).filter((p) => p.metadata?.name === 'locked'),
+      [],
+    );
     const event = await waitForEvent(client, ns, 'locked', 'PodRefused');
     assert.equal(event.type, 'Warning');
   });
@@ -90,6 +111,7 @@ describe('PodMachine under Pod Security restricted', () => {
     await client.create(
       POD_MACHINE,
       podMachine(ns, 'restored', {
+        securityContext: { privileged: true },
         volumes: [
           {
             name: 'data',

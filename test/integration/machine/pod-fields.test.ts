@@ -4,14 +4,23 @@
 // by default, every field on it), one asking for a privileged container is refused with the API
 // server's words and retried with backoff, not in a loop, and Ready follows the pod's readiness.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod, V1ServiceAccount } from '@kubernetes/client-node';
-import { MACHINE, type MachineSpec, POD_MACHINE, type PodMachine } from '../../../src/apis/index.ts';
+import { load } from 'js-yaml';
+import {
+  MACHINE,
+  type Machine,
+  type MachineSpec,
+  POD_MACHINE,
+  type PodMachine,
+} from '../../../src/apis/index.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { labelNamespace } from '../../support/namespace.ts';
+import { waitFor } from '../../support/wait.ts';
 import {
   condition,
   getPodMachine,
@@ -324,7 +333,7 @@ describe('a Machine under Pod Security restricted: its pod fields, its defaults,
   let ns: string;
 
   before(async () => {
-    suite = await startMachineSuite('machine-podfields', 0);
+    suite = await startMachineSuite('machine-podfields', 2);
     ({ client, ns } = suite);
     await labelNamespace(client, ns, RESTRICTED);
   });
@@ -351,6 +360,32 @@ describe('a Machine under Pod Security restricted: its pod fields, its defaults,
     });
     assert.equal(spec?.automountServiceAccountToken, false);
     assert.ok(!spec?.volumes?.some((v) => v.projected), 'no service account token volume is mounted');
+  });
+
+  it('the samples run there unchanged: Machine and PodMachine Ready', async () => {
+    const sample = (file: string) => {
+      const obj = load(
+        readFileSync(new URL(`../../../config/samples/${file}`, import.meta.url), 'utf8'),
+      ) as KubeObject;
+      return { ...obj, metadata: { ...obj.metadata, namespace: ns } };
+    };
+    await client.create(MACHINE, sample('infra_v1alpha1_machine.yaml') as Machine);
+    await client.create(POD_MACHINE, sample('infra_v1alpha1_podmachine.yaml') as PodMachine);
+    const m = await waitForMachine(
+      client,
+      ns,
+      'machine-sample',
+      'Running and Ready',
+      isRunningAndReady,
+      90_000,
+    );
+    assert.equal(condition(m, 'Ready')?.status, 'True');
+    await waitFor(
+      'PodMachine podmachine-sample to be Ready',
+      async () => (await getPodMachine(client, ns, 'podmachine-sample'))?.status?.ready === true,
+      { timeoutMs: 90_000 },
+    );
+    assert.ok((await pod('machine-sample')).spec?.containers[0]?.readinessProbe?.exec);
   });
 
   it('with every pod field of a database: each reaches the pod, still restricted', async () => {

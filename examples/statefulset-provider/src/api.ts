@@ -4,6 +4,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import {
   type Condition,
   type InfrastructureAddress,
+  type MachinePodFields,
   type MachineVolume,
   type MachineVolumeStatus,
   resourceOf,
@@ -27,9 +28,11 @@ export const STATEFULSET_MACHINE = resourceOf<StatefulSetMachine>()(resource);
 
 /**
  * Immutable: whoever creates the object (the Machine controller never writes it) decides it once.
- * The same shape as a PodMachine's spec, so a backup of one provider restores into the other.
+ * The same shape as a PodMachine's spec, so a backup of one provider restores into the other; the
+ * pod fields (MachinePodFields) go into the StatefulSet's pod template, with the same restricted
+ * defaults as a PodMachine's pod.
  */
-export interface StatefulSetMachineSpec {
+export interface StatefulSetMachineSpec extends MachinePodFields {
   image: string;
   command?: string[];
   args?: string[];

@@ -13,14 +13,19 @@ export {
   type CopyPrivilege,
   type CustomResourceDefinition,
   containerFieldsSchema,
+  copyIdentityOf,
   copyPodProbe,
   copyPrivilege,
   copyTermination,
+  describeCopyPrivilege,
   describeManifest,
   type InfrastructureAddress,
   jobOutcome,
+  type MachinePodFields,
   type MachineVolume,
   type MachineVolumeStatus,
+  machineContainerSecurityContext,
+  machinePodSecurityContext,
   parseCopyReport,
   restoreSource,
   sameManifest,
@@ -32,6 +37,7 @@ export {
   volumeStatusesSchema,
   volumesSchema,
 } from '../../../src/apis/index.ts';
+export { podFieldsSchema } from '../../../src/apis/infra/v1alpha1/pod-fields-schema.ts';
 // The contract (docs/contracts.md) and the shared API pieces.
 export type { JsonSchemaProps } from '../../../src/apis/json-schema.ts';
 

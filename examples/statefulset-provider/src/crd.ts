@@ -9,6 +9,7 @@ import {
   containerFieldsSchema,
   type JsonSchemaProps,
   observedGenerationSchema,
+  podFieldsSchema,
   volumeStatusesSchema,
   volumesSchema,
 } from './basic-operator.ts';
@@ -19,8 +20,9 @@ const specSchema: JsonSchemaProps = {
   description:
     "Immutable. The same fields as a PodMachine's, so a VolumeBackup of either provider restores into the other.",
   required: ['image'],
-  // The Machine's volume shape (names, sizes, unique mount paths, restoreFrom), as PodMachine has it.
-  properties: { ...containerFieldsSchema, volumes: volumesSchema },
+  // The Machine's volume shape (names, sizes, unique mount paths, restoreFrom) and pod fields (env,
+  // resources, probes, security contexts, scheduling: validated as PodMachine's are).
+  properties: { ...containerFieldsSchema, volumes: volumesSchema, ...podFieldsSchema },
   'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable' }],
 };
 

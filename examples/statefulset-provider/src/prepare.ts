@@ -5,7 +5,9 @@ import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-n
 import type { StatefulSetMachine, StatefulSetMachineStatus } from './api.ts';
 import {
   CoreTypes,
+  copyIdentityOf,
   copyPrivilege,
+  describeCopyPrivilege,
   describeManifest,
   findCondition,
   isBeingDeleted,
@@ -192,10 +194,11 @@ export class VolumePreparation {
           ...(state.manifest ? { expect: state.manifest } : {}),
         };
         // Root keeps every owner; where the namespace's Pod Security level refuses a root pod
-        // (admission's answer to a dry run), the copy runs as non-root and tells the mover why.
+        // (admission's answer to a dry run), the copy runs as the machine's pod does (its
+        // podSecurityContext's user, group and fsGroup), so the files come back the workload's.
         const privilege = copyPrivilege(
           await podRefusal(this.deps.client, restoreProbePod(machine, volume, copy), this.kube.signal),
-          undefined,
+          copyIdentityOf(machine.spec.podSecurityContext),
         );
         const made = await this.kube.create(
           CoreTypes.Job,
@@ -208,7 +211,7 @@ export class VolumePreparation {
           const as =
             privilege.mode === 'root'
               ? 'as root'
-              : `as uid ${privilege.uid} (Pod Security "${privilege.level}")`;
+              : `${describeCopyPrivilege(privilege)} (Pod Security "${privilege.level}" refuses a root copy here)`;
           this.deps.events.normal(machine, {
             reason: 'RestoreStarted',
             action: 'Restore',

@@ -9,11 +9,13 @@ import type { StatefulSetMachine, StatefulSetMachineStatus } from './api.ts';
 import {
   errorMessage,
   findCondition,
+  isAlreadyExists,
   isBeingDeleted,
   isControlledBy,
   isForbidden,
   isInvalid,
   type MachineVolumeStatus,
+  podRefusal,
   type ReconcileContext,
   type Reconciler,
   type Request,
@@ -24,8 +26,8 @@ import type { ProviderDeps } from './deps.ts';
 import { Kube } from './kube.ts';
 import { claimName, podName, statefulSetName } from './names.ts';
 import { VolumePreparation } from './prepare.ts';
-import { desiredStatefulSet, STATEFUL_SET, volumes } from './statefulset.ts';
-import { computeStatus, type Observations, observePod, READY } from './status.ts';
+import { desiredStatefulSet, STATEFUL_SET, templatePod, volumes } from './statefulset.ts';
+import { computeStatus, type Observations, observePod, POD_REFUSED, READY } from './status.ts';
 import { Stopper } from './stop.ts';
 
 /** How often a stop that is not done yet is looked at again, besides the pod's and set's events. */
@@ -85,18 +87,46 @@ export class StatefulSetMachineReconciler implements Reconciler<StatefulSetMachi
 
     const cachedPod = this.deps.pods.get(machine.metadata.namespace, podName(machine));
     const pod = cachedPod && isControlledBy(cachedPod, set) ? observePod(cachedPod) : undefined;
+    const refused = pod ? undefined : await this.podRefusal(machine, set, kube);
     this.writeStatus(
       machine,
       {
         observation: {
           kind: 'running',
-          running: { statefulSet: statefulSetName(machine), podName: podName(machine), pod },
+          running: {
+            statefulSet: statefulSetName(machine),
+            podName: podName(machine),
+            pod,
+            ...(refused !== undefined ? { refused } : {}),
+          },
         },
         volumes: this.volumes(machine),
       },
       ctx,
     );
     return undefined;
+  }
+
+  /**
+   * Why admission refuses the StatefulSet's pod, once kube-controller-manager has synced the set
+   * (its status.observedGeneration) and still no pod is there: its refusals reach only Events on the
+   * StatefulSet, so the provider asks admission the same question with a dry run of the template's
+   * pod. No retry of our own: the pod's creation, or the set's next status, wakes the machine.
+   */
+  private async podRefusal(
+    machine: StatefulSetMachine,
+    set: V1StatefulSet,
+    kube: Kube,
+  ): Promise<string | undefined> {
+    const synced = (set.status?.observedGeneration ?? 0) >= (set.metadata?.generation ?? 1);
+    if (!synced || isBeingDeleted(set)) return undefined;
+    try {
+      return await podRefusal(this.deps.client, templatePod(machine, set), kube.signal);
+    } catch (err) {
+      // The pod exists and the cache has not shown it yet.
+      if (isAlreadyExists(err)) return undefined;
+      throw err;
+    }
   }
 
   /** Creates the StatefulSet, or says why the API server would not (retried with backoff when it may change). */
@@ -161,6 +191,10 @@ export class StatefulSetMachineReconciler implements Reconciler<StatefulSetMachi
     const before = ctx.status.latest(machine);
     const status = computeStatus(machine, before, observations, this.deps.now?.() ?? new Date());
     ctx.status.write(machine, status);
+    const ready = findCondition(status.conditions, READY);
+    if (ready?.reason === POD_REFUSED && findCondition(before?.conditions, READY)?.reason !== POD_REFUSED) {
+      this.deps.events.warning(machine, { reason: POD_REFUSED, action: 'Create', note: ready.message });
+    }
     if (before?.phase === status.phase) return;
     ctx.log.info('phase changed', { from: before?.phase, to: status.phase });
     announce(machine, status, this.deps);

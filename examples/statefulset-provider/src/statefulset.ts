@@ -1,11 +1,24 @@
 // The StatefulSet a StatefulSetMachine is realized as, from its spec alone (pure).
-import type { V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1PodSpec,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from './api.ts';
-import { controllerReference, type MachineVolume, resourceOf } from './basic-operator.ts';
+import {
+  controllerReference,
+  type MachineVolume,
+  machineContainerSecurityContext,
+  machinePodSecurityContext,
+  resourceOf,
+} from './basic-operator.ts';
 import {
   CONTAINER_NAME,
   claimName,
   machineLabels,
+  podName,
   selectorLabels,
   statefulSetName,
   volumeLabels,
@@ -32,6 +45,50 @@ function claimSpec(volume: MachineVolume): V1PersistentVolumeClaim['spec'] {
   };
 }
 
+/** `fields` without the undefined ones, so an unset field stays absent from the object sent. */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The pod template's spec: one container with the image, command, args and pod fields, mounting a
+ * claim template per volume. The security contexts are the PodMachine's (src/apis): what the spec
+ * says, over defaults that pass Pod Security `restricted`; no API token unless asked for.
+ */
+function podSpec(machine: StatefulSetMachine): V1PodSpec {
+  const { spec } = machine;
+  const copy = <T>(value: T | undefined): T | undefined =>
+    value === undefined ? undefined : structuredClone(value);
+  const container: V1Container = {
+    name: CONTAINER_NAME,
+    image: spec.image,
+    ...(spec.command ? { command: [...spec.command] } : {}),
+    ...(spec.args ? { args: [...spec.args] } : {}),
+    ...defined({
+      env: copy(spec.env),
+      envFrom: copy(spec.envFrom),
+      resources: copy(spec.resources),
+      ports: copy(spec.ports),
+      readinessProbe: copy(spec.readinessProbe),
+      livenessProbe: copy(spec.livenessProbe),
+      startupProbe: copy(spec.startupProbe),
+    }),
+    securityContext: machineContainerSecurityContext(spec),
+    volumeMounts: volumes(machine).map((v) => ({ name: v.name, mountPath: v.mountPath })),
+  };
+  return {
+    securityContext: machinePodSecurityContext(spec),
+    automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
+    ...defined({
+      serviceAccountName: spec.serviceAccountName,
+      nodeSelector: copy(spec.nodeSelector),
+      tolerations: copy(spec.tolerations),
+      affinity: copy(spec.affinity),
+    }),
+    containers: [container],
+  };
+}
+
 /**
  * One replica (0 once a stop was requested), one claim template per volume. No Service: a
  * StatefulSet needs none (serviceName is optional), and the contract's address is the pod's IP.
@@ -39,7 +96,6 @@ function claimSpec(volume: MachineVolume): V1PersistentVolumeClaim['spec'] {
  * go with the StatefulSet (whenDeleted: Delete), which goes with the StatefulSetMachine.
  */
 export function desiredStatefulSet(machine: StatefulSetMachine, replicas: 0 | 1): V1StatefulSet {
-  const list = volumes(machine);
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -53,24 +109,40 @@ export function desiredStatefulSet(machine: StatefulSetMachine, replicas: 0 | 1)
       replicas,
       selector: { matchLabels: selectorLabels(machine) },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
-      template: {
-        metadata: { labels: machineLabels(machine) },
-        spec: {
-          containers: [
-            {
-              name: CONTAINER_NAME,
-              image: machine.spec.image,
-              ...(machine.spec.command ? { command: [...machine.spec.command] } : {}),
-              ...(machine.spec.args ? { args: [...machine.spec.args] } : {}),
-              volumeMounts: list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
-            },
-          ],
-        },
-      },
-      volumeClaimTemplates: list.map((v) => ({
+      template: { metadata: { labels: machineLabels(machine) }, spec: podSpec(machine) },
+      volumeClaimTemplates: volumes(machine).map((v) => ({
         metadata: { name: v.name, labels: volumeLabels(machine, v) },
         spec: claimSpec(v),
       })),
+    },
+  };
+}
+
+/**
+ * The pod kube-controller-manager would make from `set`'s template (with a volume per claim
+ * template), for a dry-run create: admission (Pod Security, a quota, a webhook) answers for it as it
+ * answers kube-controller-manager, whose refusals only its Events on the StatefulSet tell.
+ */
+export function templatePod(machine: StatefulSetMachine, set: V1StatefulSet): V1Pod {
+  const template = set.spec?.template;
+  const claims = (set.spec?.volumeClaimTemplates ?? []).map((t) => t.metadata?.name ?? '');
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(machine),
+      namespace: machine.metadata.namespace,
+      labels: { ...template?.metadata?.labels },
+    },
+    spec: {
+      ...structuredClone(template?.spec ?? { containers: [] }),
+      volumes: [
+        ...(template?.spec?.volumes ?? []),
+        ...claims.map((name) => ({
+          name,
+          persistentVolumeClaim: { claimName: claimName(machine, { name }) },
+        })),
+      ],
     },
   };
 }

@@ -1,12 +1,14 @@
 // The status a StatefulSetMachine reports, from what the reconciler observed (pure). This is where
 // the contract's fields come from: ready and the Ready condition, providerID, addresses, volumes,
 // stopped, and failureReason/failureMessage for terminal failures only.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { Phase, StatefulSetMachine, StatefulSetMachineStatus } from './api.ts';
 import { type InfrastructureAddress, type MachineVolumeStatus, setCondition } from './basic-operator.ts';
 import { CONTAINER_NAME, providerID } from './names.ts';
 
 export const READY = 'Ready';
+/** Ready's reason while admission refuses the StatefulSet's pod (Pod Security, a quota, a webhook). */
+export const POD_REFUSED = 'PodRefused';
 
 export interface Verdict {
   reason: string;
@@ -35,7 +37,7 @@ export function observePod(pod: V1Pod): PodView {
     container?.state?.waiting?.reason ??
     container?.state?.terminated?.reason ??
     pod.status?.reason ??
-    (phase === 'Running' ? 'not Ready' : '');
+    (phase === 'Running' ? notReady(container) : '');
   const detail = container?.state?.waiting?.message ?? pod.status?.message;
   return {
     name,
@@ -47,12 +49,26 @@ export function observePod(pod: V1Pod): PodView {
   };
 }
 
+/**
+ * Why a running container is not ready: its startup probe has not passed (started false), or its
+ * readiness probe has not (a container without one is ready once started).
+ */
+function notReady(container: V1ContainerStatus | undefined): string {
+  if (!container) return 'not Ready';
+  const restarts = container.restartCount > 0 ? `, restarted ${container.restartCount} times` : '';
+  const probe =
+    container.started === false ? 'has not started (startup probe)' : 'is not ready (readiness probe)';
+  return `container ${container.name} ${probe}${restarts}`;
+}
+
 /** What the StatefulSet and its pod amount to, once nothing else (a restore, a conflict) is in the way. */
 export interface Running {
   statefulSet: string;
   /** The pod `<name>-0`, as the cache shows it; undefined before kube-controller-manager made it. */
   pod: PodView | undefined;
   podName: string;
+  /** Without a pod: why the API server refuses one of the template (a dry run's answer). */
+  refused?: string;
 }
 
 /** Ready when the pod runs and is Ready and every claim is Bound; else what is missing. */
@@ -61,6 +77,13 @@ export function readiness(
   volumes: readonly MachineVolumeStatus[],
 ): Verdict & { ready: boolean } {
   const unbound = volumes.filter((v) => v.phase !== 'Bound');
+  if (!running.pod && running.refused !== undefined) {
+    return {
+      ready: false,
+      reason: POD_REFUSED,
+      message: `the API server refuses pod ${running.podName} of StatefulSet ${running.statefulSet}: ${running.refused}; kube-controller-manager retries with backoff`,
+    };
+  }
   if (!running.pod) {
     return {
       ready: false,

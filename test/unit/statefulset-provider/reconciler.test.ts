@@ -4,7 +4,7 @@
 // tests put its result on the server themselves.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Job, V1PersistentVolumeClaim, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import {
   STATEFULSET_MACHINE,
   type StatefulSetMachine,
@@ -139,6 +139,53 @@ describe('StatefulSetMachineReconciler: realizing', () => {
     await h.reconcile('db');
     assert.deepEqual(h.client.writeSummary(), ['patch StatefulSet db']);
     assert.equal(serverSet(h).spec?.replicas, 1);
+  });
+
+  it("a pod admission refuses: once kube-controller-manager synced the set and made no pod, a dry run of the template's pod says why (PodRefused, one Warning)", async () => {
+    const h = await setup(machine({ securityContext: { privileged: true } }));
+    await h.reconcile('db');
+    const refusal =
+      'pods "db-0" is forbidden: violates PodSecurity "restricted:latest": privileged (container "machine" must not set securityContext.privileged=true)';
+    h.client.fail({ verb: 'create', kind: 'Pod', name: 'db-0' }, new ApiError(403, 'Forbidden', refusal));
+
+    // Before kube-controller-manager has synced the set, a missing pod is only not made yet.
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(ready(h)?.reason, 'WaitingForPod');
+
+    setStatefulSetStatus(h.cluster, { observedGeneration: 1, replicas: 0, availableReplicas: 0 });
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.writeSummary(), ['create Pod db-0 (dry run)']);
+    const dryRun = h.client.writes({ verb: 'create', kind: 'Pod' })[0]?.body as V1Pod;
+    assert.equal(dryRun.spec?.containers[0]?.securityContext?.privileged, true);
+    assert.equal(h.status.last('db')?.phase, 'Provisioning');
+    assert.equal(ready(h)?.reason, 'PodRefused');
+    const message = ready(h)?.message ?? '';
+    assert.ok(message.startsWith('the API server refuses pod db-0 of StatefulSet db: '), message);
+    assert.ok(message.endsWith(`${refusal}; kube-controller-manager retries with backoff`), message);
+    await h.reconcile('db');
+    assert.deepEqual(h.eventSummary(), ['Normal StatefulSetCreated', 'Warning PodRefused'], 'one Event');
+
+    // Admitted at last (the namespace's level changed): kube-controller-manager makes the pod.
+    await controllerManagerActs(h);
+    h.client.clearActions();
+    await h.reconcile('db');
+    assert.deepEqual(h.client.actions, []);
+    assert.equal(ready(h)?.reason, 'Running');
+  });
+
+  it('an admitted dry run, or a pod the cache does not show yet, is no refusal: WaitingForPod', async () => {
+    const h = await setup(machine());
+    await h.reconcile('db');
+    setStatefulSetStatus(h.cluster, { observedGeneration: 1, replicas: 0 });
+    await h.cluster.sync();
+    await h.reconcile('db');
+    assert.equal(ready(h)?.reason, 'WaitingForPod');
+    h.cluster.server.create(CoreTypes.Pod, statefulSetPod(serverSet(h), RUNNING_AND_READY));
+    await h.reconcile('db');
+    assert.equal(ready(h)?.reason, 'WaitingForPod', 'AlreadyExists: the pod is there, not yet in the cache');
   });
 
   it('fails, without a StatefulSet, when someone else has a claim of a volume name', async () => {
@@ -312,7 +359,34 @@ describe('StatefulSetMachineReconciler: restoring from a VolumeBackup', () => {
     const spec = job.spec?.template.spec;
     assert.equal(spec?.securityContext?.runAsUser, 65532);
     assert.deepEqual(spec?.containers[0]?.args?.slice(-2), ['--pod-security-level', 'restricted']);
-    assert.match(h.events.events.at(-1)?.note ?? '', /as uid 65532 \(Pod Security "restricted"\)/);
+    assert.match(
+      h.events.events.at(-1)?.note ?? '',
+      /as uid 65532, gid 65532, fsGroup 65532 \(Pod Security "restricted" refuses a root copy here\)/,
+    );
+  });
+
+  it("where Pod Security refuses a root copy pod: the restore copies as the machine's podSecurityContext says its pod runs", async () => {
+    const h = await setup(
+      machine({ ...RESTORING, podSecurityContext: { runAsUser: 999, runAsGroup: 998, fsGroup: 997 } }),
+      (c) => c.seed(VOLUME_BACKUP, backup('Completed')),
+      backupClaim(),
+    );
+    h.client.fail(
+      { verb: 'create', kind: 'Pod', name: 'db-data-restore-' },
+      new ApiError(
+        403,
+        'Forbidden',
+        'pods "x" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true',
+      ),
+    );
+    await h.reconcile('db');
+    const job = h.client.writes({ verb: 'create', kind: 'Job' })[0]?.body as V1Job;
+    const security = job.spec?.template.spec?.securityContext;
+    assert.deepEqual([security?.runAsUser, security?.runAsGroup, security?.fsGroup], [999, 998, 997]);
+    assert.match(
+      h.events.events.at(-1)?.note ?? '',
+      /as uid 999, gid 998, fsGroup 997 \(Pod Security "restricted"/,
+    );
   });
 
   it("a restored tree that differs from the backup's manifest: RestoreVerificationFailed, the claim unmarked, the Job kept, no StatefulSet", async () => {

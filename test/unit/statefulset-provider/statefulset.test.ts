@@ -12,8 +12,9 @@ import { desiredRestoreJob, restoreProbePod } from '../../../examples/statefulse
 import {
   desiredRestoreClaim,
   desiredStatefulSet,
+  templatePod,
 } from '../../../examples/statefulset-provider/src/statefulset.ts';
-import { MOVER_COMMAND } from '../../../src/apis/index.ts';
+import { type MachinePodFields, MOVER_COMMAND } from '../../../src/apis/index.ts';
 import { restrictedViolations } from '../../support/pod-security.ts';
 import { machine, RESTORING } from './fixtures.ts';
 
@@ -77,6 +78,102 @@ describe('desiredStatefulSet', () => {
         ],
       ],
     );
+  });
+});
+
+describe("the pod template: a PodMachine's pod fields, restricted by default", () => {
+  it('passes Pod Security restricted with no security fields, as 65532, and mounts no API token', () => {
+    const spec = desiredStatefulSet(machine(), 1).spec?.template.spec;
+    assert.ok(spec);
+    assert.deepEqual(restrictedViolations(spec), []);
+    assert.deepEqual(spec.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      fsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    assert.deepEqual(spec.containers[0]?.securityContext, {
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    assert.equal(spec.automountServiceAccountToken, false);
+    assert.equal(spec.serviceAccountName, undefined);
+  });
+
+  it('carries every pod field where a StatefulSet has it: the container, or the pod', () => {
+    const probe = { exec: { command: ['pg_isready'] }, periodSeconds: 5 };
+    const fields: MachinePodFields = {
+      env: [
+        { name: 'PGDATA', value: '/data/pg' },
+        { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } },
+      ],
+      envFrom: [{ configMapRef: { name: 'db-settings' } }],
+      resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } },
+      ports: [{ name: 'pg', containerPort: 5432 }],
+      readinessProbe: probe,
+      livenessProbe: { tcpSocket: { port: 'pg' } },
+      startupProbe: { exec: { command: ['true'] }, failureThreshold: 30 },
+      securityContext: { readOnlyRootFilesystem: true },
+      podSecurityContext: { runAsUser: 999, runAsGroup: 999, fsGroup: 999 },
+      serviceAccountName: 'db',
+      automountServiceAccountToken: true,
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'db', effect: 'NoSchedule' }],
+      affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+    };
+    const m = machine(structuredClone(fields));
+    const spec = desiredStatefulSet(m, 1).spec?.template.spec;
+    const container = spec?.containers[0];
+    assert.deepEqual(container?.env, fields.env);
+    assert.deepEqual(container?.envFrom, fields.envFrom);
+    assert.deepEqual(container?.resources, fields.resources);
+    assert.deepEqual(container?.ports, fields.ports);
+    assert.deepEqual(container?.readinessProbe, fields.readinessProbe);
+    assert.deepEqual(container?.livenessProbe, fields.livenessProbe);
+    assert.deepEqual(container?.startupProbe, fields.startupProbe);
+    // The user's fields over the defaults, field by field.
+    assert.deepEqual(container?.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    assert.deepEqual(spec?.securityContext, {
+      runAsNonRoot: true,
+      runAsUser: 999,
+      runAsGroup: 999,
+      fsGroup: 999,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    assert.equal(spec?.serviceAccountName, 'db');
+    assert.equal(spec?.automountServiceAccountToken, true);
+    assert.deepEqual(spec?.nodeSelector, fields.nodeSelector);
+    assert.deepEqual(spec?.tolerations, fields.tolerations);
+    assert.deepEqual(spec?.affinity, fields.affinity);
+    assert.deepEqual(restrictedViolations(spec!), []);
+    // Copies: the StatefulSet never shares the spec's objects.
+    assert.notEqual(container?.env, m.spec.env);
+  });
+
+  it('asks for what the user wrote: a privileged container keeps no allowPrivilegeEscalation default', () => {
+    const spec = desiredStatefulSet(machine({ securityContext: { privileged: true } }), 1).spec?.template
+      .spec;
+    assert.ok(restrictedViolations(spec!).length > 0);
+    assert.equal(spec?.containers[0]?.securityContext?.privileged, true);
+  });
+
+  it("is what the dry run asks admission about: the pod kube-controller-manager would make, with its claims' volumes", () => {
+    const m = machine({ podSecurityContext: { runAsUser: 999 } });
+    const set = desiredStatefulSet(m, 1);
+    const pod = templatePod(m, set);
+    assert.equal(pod.metadata?.name, 'db-0');
+    assert.equal(pod.metadata?.namespace, 'ns');
+    assert.deepEqual(pod.metadata?.labels, set.spec?.template.metadata?.labels);
+    assert.deepEqual(pod.spec?.volumes, [
+      { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } },
+      { name: 'logs', persistentVolumeClaim: { claimName: 'logs-db-0' } },
+    ]);
+    assert.deepEqual({ ...pod.spec, volumes: undefined }, { ...set.spec?.template.spec, volumes: undefined });
   });
 });
 

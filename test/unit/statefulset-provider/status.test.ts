@@ -45,6 +45,37 @@ describe('observePod', () => {
   });
 });
 
+describe('observePod: a running pod that is not Ready', () => {
+  const container = (started: boolean, restartCount: number) => ({
+    name: 'machine',
+    image: 'app:1',
+    imageID: '',
+    ready: false,
+    started,
+    restartCount,
+    state: { running: {} },
+  });
+  const notReady = [{ type: 'Ready', status: 'False' }];
+
+  it('names the probe that holds it: readiness once started, startup before', () => {
+    const readinessProbe = pod({
+      phase: 'Running',
+      conditions: notReady,
+      containerStatuses: [container(true, 0)],
+    });
+    assert.equal(readinessProbe.ready, false);
+    assert.equal(
+      readinessProbe.waiting,
+      'pod db-0 is Running: container machine is not ready (readiness probe)',
+    );
+    const startup = pod({ phase: 'Running', conditions: notReady, containerStatuses: [container(false, 2)] });
+    assert.equal(
+      startup.waiting,
+      'pod db-0 is Running: container machine has not started (startup probe), restarted 2 times',
+    );
+  });
+});
+
 describe('readiness', () => {
   it('needs the pod, every claim Bound, and the pod Ready, and says which is missing', () => {
     assert.equal(readiness({ ...running(), pod: undefined }, BOUND).reason, 'WaitingForPod');

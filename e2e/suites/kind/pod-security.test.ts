@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import type {
   EventsV1Event,
@@ -11,6 +12,7 @@ import type {
   BasicDeployment,
   Condition,
   Machine,
+  MachineSpec,
   PodMachine,
   VolumeBackup,
 } from '../../../src/apis/index.ts';
@@ -30,11 +32,13 @@ import {
  * Pod Security `restricted` enforced on both the release namespace and the workload namespace
  * (pod-security.kubernetes.io/enforce=restricted). Everything that can comply runs: the operator's
  * own pods, the chart's `helm test` pod, the pods of a BasicDeployment whose template complies (the
- * user's part), and the operator's copy Jobs, for a backup and for a restore. What cannot comply says
- * so at once with its reason instead of hanging: a Machine's pod (its PodMachine's pod has no
- * securityContext) is refused, which the PodMachine reports as the transient PodRefused with a Warning
- * Event, retried with backoff, and the Machine mirrors (InfrastructureReady and Ready, phase
- * Provisioning); a BasicDeployment whose template breaks the profile reports ReplicaFailure/FailedCreate.
+ * user's part), a Machine with no security fields at all (its pod gets the restricted defaults), and
+ * the operator's copy Jobs, for that Machine's backup and for a restore, after which the restored
+ * Machine runs and reads what the first one wrote. What cannot comply says so at once with its reason
+ * instead of hanging: a Machine asking for a privileged container is refused, which the PodMachine
+ * reports as the transient PodRefused with a Warning Event, retried with backoff, and the Machine
+ * mirrors (InfrastructureReady and Ready, phase Provisioning); a BasicDeployment whose template
+ * breaks the profile reports ReplicaFailure/FailedCreate.
  */
 
 const PSA_REFUSAL = /violates PodSecurity "restricted:latest"/;
@@ -43,6 +47,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
   let release: KindRelease;
   let ns: string;
   let backupName = '';
+  let token = '';
   const image = () => release.cluster.images?.workload ?? 'busybox:1.36';
 
   before(async () => {
@@ -139,12 +144,41 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
     assert.match(event.note ?? '', PSA_REFUSAL);
   });
 
+  check('a Machine with no security fields runs there with the restricted defaults', 150_000, async () => {
+    const created = Date.now();
+    await release.apply(machine(ns, 'plain', image()));
+    await waitForMachineReady(release, 'plain');
+    note(`machine/plain Running and Ready ${seconds(Date.now() - created)} after its creation`);
+    const pod = await release.get<V1Pod>('pod/plain');
+    assert.equal(pod.spec?.securityContext?.runAsNonRoot, true);
+    assert.equal(pod.spec?.securityContext?.seccompProfile?.type, 'RuntimeDefault');
+    const container = pod.spec?.containers[0];
+    assert.equal(container?.securityContext?.allowPrivilegeEscalation, false);
+    assert.deepEqual(container?.securityContext?.capabilities?.drop, ['ALL']);
+    assert.equal(pod.spec?.automountServiceAccountToken, false);
+    token = randomBytes(8).toString('hex');
+    await release.kubectlOk([
+      'exec',
+      'plain',
+      '-n',
+      ns,
+      '-c',
+      'machine',
+      '--',
+      'sh',
+      '-c',
+      `echo ${token} > /data/token && chmod 0600 /data/token && sync`,
+    ]);
+  });
+
   check(
-    "a Machine's pod is refused: PodRefused (transient) on the Machine and a Warning Event, not hanging",
+    'a Machine asking for a privileged pod is refused: PodRefused (transient) on the Machine and a Warning Event',
     150_000,
     async () => {
       const created = Date.now();
-      await release.apply(machine(ns, 'refused', image()));
+      await release.apply(
+        machine(ns, 'refused', image(), undefined, { securityContext: { privileged: true } }),
+      );
       const m = await release.waitFor(
         'machine/refused to report PodRefused',
         async () => {
@@ -161,6 +195,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
       assert.equal(ready?.status, 'False');
       assert.equal(ready?.reason, 'PodRefused', 'Ready says what the Machine waits for');
       assert.match(ready?.message ?? '', PSA_REFUSAL);
+      assert.match(ready?.message ?? '', /privileged/);
       const podMachine = await release.get<PodMachine>('podmachine/refused');
       assert.equal(podMachine.status?.failureReason, undefined, 'no terminal failure');
       assert.equal(await release.find<V1Pod>('pod/refused'), undefined, 'no Machine pod exists');
@@ -175,64 +210,72 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
     },
   );
 
-  check('deleting that Machine backs it up: the copy Job pods run under restricted', 240_000, async () => {
-    const m = await release.get<Machine>('machine/refused');
-    await release.kubectlOk(['delete', 'machine/refused', '-n', ns, '--wait=false']);
-    const backup = await release.waitFor(
-      'the VolumeBackup of machine/refused to complete',
-      async () => {
-        const backups = await release.list<VolumeBackup>('volumebackups', ns);
-        const mine = backups.find((b) => b.spec.machineUID === m.metadata.uid);
-        if (mine?.status?.phase === 'Failed')
-          throw new GiveUp(`the backup failed: ${JSON.stringify(mine.status)}`);
-        return mine?.status?.phase === 'Completed' && mine;
-      },
-      { timeoutMs: 180_000, refs: ['machine/refused', 'podmachine/refused', 'volumebackups'] },
-    );
-    backupName = backup.metadata.name ?? '';
-    assert.equal(backup.status?.attempts ?? 1, 1, 'the first copy attempt succeeded');
-    const jobs = (await release.list<V1Job>('jobs', ns)).filter((j) =>
-      j.metadata?.name?.startsWith(`${backupName}-`),
-    );
-    assert.ok(jobs.length > 0, 'copy Jobs exist');
-    for (const job of jobs) assertJobRan(job);
-    await release.waitFor(
-      'machine/refused to be gone',
-      async () => (await release.find<Machine>('machine/refused')) === undefined,
-      { timeoutMs: 60_000, refs: ['machine/refused', 'podmachine/refused'] },
-    );
-    assert.equal(
-      await release.find<PodMachine>('podmachine/refused'),
-      undefined,
-      'its PodMachine went before the Machine',
-    );
-  });
+  check(
+    'deleting the running Machine backs it up: the copy Job pods run under restricted',
+    240_000,
+    async () => {
+      const m = await release.get<Machine>('machine/plain');
+      await release.kubectlOk(['delete', 'machine/plain', '-n', ns, '--wait=false']);
+      const backup = await release.waitFor(
+        'the VolumeBackup of machine/plain to complete',
+        async () => {
+          const backups = await release.list<VolumeBackup>('volumebackups', ns);
+          const mine = backups.find((b) => b.spec.machineUID === m.metadata.uid);
+          if (mine?.status?.phase === 'Failed')
+            throw new GiveUp(`the backup failed: ${JSON.stringify(mine.status)}`);
+          return mine?.status?.phase === 'Completed' && mine;
+        },
+        { timeoutMs: 180_000, refs: ['machine/plain', 'podmachine/plain', 'volumebackups'] },
+      );
+      backupName = backup.metadata.name ?? '';
+      assert.equal(backup.status?.attempts ?? 1, 1, 'the first copy attempt succeeded');
+      const jobs = (await release.list<V1Job>('jobs', ns)).filter((j) =>
+        j.metadata?.name?.startsWith(`${backupName}-`),
+      );
+      assert.ok(jobs.length > 0, 'copy Jobs exist');
+      for (const job of jobs) assertJobRan(job);
+      await release.waitFor(
+        'machine/plain to be gone',
+        async () => (await release.find<Machine>('machine/plain')) === undefined,
+        { timeoutMs: 60_000, refs: ['machine/plain', 'podmachine/plain'] },
+      );
+      assert.equal(
+        await release.find<PodMachine>('podmachine/plain'),
+        undefined,
+        'its PodMachine went before the Machine',
+      );
+    },
+  );
 
-  check('a restore there runs its Job, then the Machine pod is refused the same way', 240_000, async () => {
-    assert.ok(backupName, 'the backup of the previous check exists');
-    await release.apply(machine(ns, 'restored', image(), { volumeBackup: backupName, volume: 'data' }));
-    const m = await release.waitFor(
-      'machine/restored to be restored, then report PodRefused',
-      async () => {
-        const m = await release.get<Machine>('machine/restored');
-        // A failed restore is terminal: the PodMachine's failureReason, the Machine Failed.
-        if (m.status?.phase === 'Failed') {
-          throw new GiveUp(`the Machine failed: ${JSON.stringify(m.status)}`);
-        }
-        return condition(m, 'InfrastructureReady')?.reason === 'PodRefused' && m;
-      },
-      { timeoutMs: 180_000, refs: ['machine/restored', 'podmachine/restored'] },
-    );
-    assert.equal(m.status?.phase, 'Provisioning');
-    const podMachine = await release.get<PodMachine>('podmachine/restored');
-    assert.equal(condition(podMachine, 'VolumesReady')?.status, 'True', 'the volume was restored first');
-    const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/restored-data');
-    assert.equal(
-      claim.metadata?.annotations?.['infra.basicoperator.dev/restored-from'],
-      `${backupName}/data`,
-    );
-    assertJobRan(await release.get<V1Job>('job/restored-data-restore'));
-  });
+  check(
+    'a restore there runs its Job, then the restored Machine runs and reads the data',
+    240_000,
+    async () => {
+      assert.ok(backupName, 'the backup of the previous check exists');
+      await release.apply(machine(ns, 'restored', image(), { volumeBackup: backupName, volume: 'data' }));
+      await waitForMachineReady(release, 'restored');
+      const podMachine = await release.get<PodMachine>('podmachine/restored');
+      assert.equal(condition(podMachine, 'VolumesReady')?.status, 'True', 'the volume was restored first');
+      const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/restored-data');
+      assert.equal(
+        claim.metadata?.annotations?.['infra.basicoperator.dev/restored-from'],
+        `${backupName}/data`,
+      );
+      assertJobRan(await release.get<V1Job>('job/restored-data-restore'));
+      const read = await release.kubectlOk([
+        'exec',
+        'restored',
+        '-n',
+        ns,
+        '-c',
+        'machine',
+        '--',
+        'cat',
+        '/data/token',
+      ]);
+      assert.equal(read.trim(), token, 'the 0600 file of the Machine user was restored readable by it');
+    },
+  );
 
   check("the chart's helm test pod runs there and passes", 120_000, async () => {
     await release.helmTest();
@@ -276,6 +319,7 @@ function machine(
   name: string,
   image: string,
   restoreFrom?: { volumeBackup: string; volume: string },
+  overrides: Partial<MachineSpec> = {},
 ): Machine {
   return {
     apiVersion: 'infra.basicoperator.dev/v1alpha1',
@@ -285,6 +329,7 @@ function machine(
       image,
       command: ['sh', '-c', "trap 'exit 0' TERM; sleep 3600 & wait"],
       volumes: [{ name: 'data', size: '16Mi', mountPath: '/data', ...(restoreFrom ? { restoreFrom } : {}) }],
+      ...overrides,
     },
   };
 }
@@ -320,4 +365,17 @@ function basicDeployment(
       },
     },
   };
+}
+
+async function waitForMachineReady(release: KindRelease, name: string): Promise<Machine> {
+  return release.waitFor(
+    `machine/${name} to be Running and Ready`,
+    async () => {
+      const m = await release.get<Machine>(`machine/${name}`);
+      if (m.status?.phase === 'Failed')
+        throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
+      return m.status?.phase === 'Running' && m.status.ready === true && m;
+    },
+    { timeoutMs: 120_000, refs: [`machine/${name}`, `podmachine/${name}`] },
+  );
 }

@@ -63,6 +63,15 @@ const NOT_IN_BURST: ReadonlySet<OpKind> = new Set([
   'relabelPod',
   'helmLabels',
 ]);
+/**
+ * Kinds a burst never holds after a template change. A rollout's pace changed right behind its
+ * template makes where a stuck rollout rests depend on which of the specs each controller acted
+ * on: the operator, faster to its second sync, scaled the old set down under the old
+ * maxUnavailable before the tighter one arrived; kube-controller-manager saw only the tighter one
+ * (seed 54 of the 100-seed run with --restart-kcm; both rest legal under apps/v1, with pods that
+ * never become Ready neither moves again).
+ */
+const RULES_AFTER_TEMPLATE: ReadonlySet<OpKind> = new Set(['rollingParams', 'strategy']);
 const RESTART_DELAYS_MS = [0, 100, 300, 700, 1500];
 
 export interface GeneratorOptions {
@@ -220,6 +229,12 @@ function candidate(
           kinds,
         );
         if (!op) continue;
+        if (
+          RULES_AFTER_TEMPLATE.has(op.kind) &&
+          describeTemplate(m.template) !== describeTemplate(model.template)
+        ) {
+          continue;
+        }
         ops.push(op);
         m = applyOp(m, op);
       }

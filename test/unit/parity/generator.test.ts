@@ -62,6 +62,25 @@ describe('parity generator', () => {
     assert.throws(() => parseKinds('nope'), /unknown operation kind "nope"/);
   });
 
+  it('never puts a change of rolling parameters or strategy behind a template change in one burst', () => {
+    const templateKinds = new Set(['image', 'templateLabel', 'neverReady', 'rollback']);
+    let bursts = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      for (const op of generate(seed, { steps: 8 })) {
+        if (op.kind !== 'burst') continue;
+        bursts++;
+        const first = op.ops.findIndex((o) => templateKinds.has(o.kind));
+        if (first < 0) continue;
+        const after = op.ops.slice(first + 1).map((o) => o.kind);
+        assert.ok(
+          !after.includes('rollingParams') && !after.includes('strategy'),
+          `seed ${seed}: ${op.ops.map((o) => o.kind).join(', ')}`,
+        );
+      }
+    }
+    assert.ok(bursts > 100, `only ${bursts} bursts drawn`);
+  });
+
   it('resolves fenceposts as apps/v1: surge rounds up, unavailable down, both zero means one unavailable', () => {
     const base = generate(1, { steps: 0 })[0];
     assert.ok(base?.kind === 'create');

@@ -71,7 +71,7 @@ const NOT_IN_BURST: ReadonlySet<OpKind> = new Set([
  * (seed 54 of the 100-seed run with --restart-kcm; both rest legal under apps/v1, with pods that
  * never become Ready neither moves again).
  */
-const RULES_AFTER_TEMPLATE: ReadonlySet<OpKind> = new Set(['rollingParams', 'strategy']);
+const RULES_AFTER_TEMPLATE: ReadonlySet<Op['kind']> = new Set(['rollingParams', 'strategy']);
 const RESTART_DELAYS_MS = [0, 100, 300, 700, 1500];
 
 export interface GeneratorOptions {

@@ -4,6 +4,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import {
   type Condition,
   type InfrastructureAddress,
+  type InfrastructureCopyAs,
   type MachinePodFields,
   type MachineVolume,
   type MachineVolumeStatus,
@@ -53,6 +54,11 @@ export interface StatefulSetMachineStatus {
   /** The pod's IPs, as InternalIP. */
   addresses?: InfrastructureAddress[];
   volumes?: MachineVolumeStatus[];
+  /**
+   * Whom the pod runs as (spec.podSecurityContext over the defaults), so a backup's copies run as it
+   * where root is refused; absent when it runs as root.
+   */
+  copyAs?: InfrastructureCopyAs;
   /** After a stop request: the StatefulSet is at 0 replicas, its pod is gone, the claims are kept. */
   stopped?: boolean;
   /** A terminal failure only: nothing changes it without a person. */

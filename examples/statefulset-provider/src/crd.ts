@@ -7,6 +7,7 @@ import {
   type CustomResourceDefinition,
   conditionsSchema,
   containerFieldsSchema,
+  copyAsStatusSchema,
   type JsonSchemaProps,
   observedGenerationSchema,
   podFieldsSchema,
@@ -37,6 +38,11 @@ const statusSchema: JsonSchemaProps = {
     providerID: { type: 'string', maxLength: 512, description: 'statefulset://<namespace>/<name>' },
     addresses: addressesSchema,
     volumes: volumeStatusesSchema,
+    copyAs: {
+      ...copyAsStatusSchema,
+      description:
+        "The contract's copyAs: the pod's runAsUser, runAsGroup and fsGroup (spec.podSecurityContext over the defaults, 65532 each); absent when it runs as root.",
+    },
     stopped: {
       type: 'boolean',
       description:

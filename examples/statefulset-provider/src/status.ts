@@ -1,9 +1,14 @@
 // The status a StatefulSetMachine reports, from what the reconciler observed (pure). This is where
 // the contract's fields come from: ready and the Ready condition, providerID, addresses, volumes,
-// stopped, and failureReason/failureMessage for terminal failures only.
+// copyAs, stopped, and failureReason/failureMessage for terminal failures only.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { Phase, StatefulSetMachine, StatefulSetMachineStatus } from './api.ts';
-import { type InfrastructureAddress, type MachineVolumeStatus, setCondition } from './basic-operator.ts';
+import {
+  copyIdentityOf,
+  type InfrastructureAddress,
+  type MachineVolumeStatus,
+  setCondition,
+} from './basic-operator.ts';
 import { CONTAINER_NAME, providerID } from './names.ts';
 
 export const READY = 'Ready';
@@ -126,6 +131,9 @@ export function computeStatus(
   let ready = false;
   let addresses: InfrastructureAddress[] = [];
   const status: StatefulSetMachineStatus = { providerID: providerID(machine), volumes };
+  // The pod template's identity (statefulset.ts merges the same podSecurityContext over the same defaults).
+  const copyAs = copyIdentityOf(machine.spec.podSecurityContext);
+  if (copyAs) status.copyAs = copyAs;
   switch (observation.kind) {
     case 'failed':
       phase = 'Failed';

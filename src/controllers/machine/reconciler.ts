@@ -71,8 +71,9 @@ type LookUp =
 /**
  * Realizes a Machine through the infrastructure contract (docs/contracts.md): it makes a PodMachine
  * for an inline Machine or follows spec.infrastructureRef, owns the provider object, mirrors its
- * readiness and copies its providerID, addresses and volumes; on deletion it asks the provider to
- * stop, reports Stopped once it has, and deletes the object only when its own finalizer is the last.
+ * readiness and copies its providerID, addresses, volumes and copyAs; on deletion it asks the
+ * provider to stop, reports Stopped once it has, and deletes the object only when its own finalizer
+ * is the last.
  * Provider objects are read only through the contract: unstructured, by field path.
  */
 export class MachineReconciler implements Reconciler<Machine> {

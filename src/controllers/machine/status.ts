@@ -140,9 +140,10 @@ function readyVerdict(obs: MachineObservation, infrastructure: Verdict): Verdict
 
 /**
  * The next status: phase, ready, the provider object in use, the contract's copies (providerID,
- * addresses, volumes), and this controller's conditions (their lastTransitionTime carried over from
- * `current`); other condition types are left out. Without a provider object to read, the volumes
- * last copied are kept: they name the claims a backup copies after the provider object is gone.
+ * addresses, volumes, copyAs), and this controller's conditions (their lastTransitionTime carried
+ * over from `current`); other condition types are left out. Without a provider object to read, the
+ * volumes and copyAs last copied are kept: they name the claims a backup copies after the provider
+ * object is gone, and whom the copies run as.
  */
 export function computeMachineStatus(
   current: MachineStatus | undefined,
@@ -169,6 +170,7 @@ export function computeMachineStatus(
   conditions = setStalled(conditions, phase === 'Failed' ? infrastructure : undefined, obs.generation, now);
   const view = obs.infrastructure.kind === 'provider' ? obs.infrastructure.view : undefined;
   const volumes = view ? view.volumes : current?.volumes;
+  const copyAs = view ? view.copyAs : current?.copyAs;
   return {
     phase,
     ready: ready.status === 'True',
@@ -176,6 +178,7 @@ export function computeMachineStatus(
     ...(view?.providerID !== undefined ? { providerID: view.providerID } : {}),
     ...(view?.addresses !== undefined ? { addresses: view.addresses.map((a) => ({ ...a })) } : {}),
     ...(volumes !== undefined ? { volumes: volumes.map((v) => ({ ...v })) } : {}),
+    ...(copyAs !== undefined ? { copyAs: { ...copyAs } } : {}),
     ...(obs.generation !== undefined ? { observedGeneration: obs.generation } : {}),
     conditions: conditions.filter((c) => MACHINE_CONDITION_TYPES.includes(c.type)),
   };

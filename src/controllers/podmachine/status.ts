@@ -1,9 +1,10 @@
 // The PodMachine's status, computed from what the controller observed (pure). It carries the
 // Machine infrastructure contract's fields (docs/contracts.md): readiness (`ready` and the `Ready`
-// condition with observedGeneration), `providerID`, `addresses`, `volumes`, `stopped`, and
-// `failureReason`/`failureMessage` for terminal failures only.
+// condition with observedGeneration), `providerID`, `addresses`, `volumes`, `copyAs`, `stopped`,
+// and `failureReason`/`failureMessage` for terminal failures only.
 import type {
   InfrastructureAddress,
+  InfrastructureCopyAs,
   MachinePhase,
   MachineVolumeStatus,
   PodMachineStatus,
@@ -53,6 +54,8 @@ export interface PodMachineObservations {
   stopped: boolean;
   volumes: VolumeObservation[];
   pod: PodObservation;
+  /** Whom the pod runs as (copyIdentityOf its podSecurityContext); undefined when it runs as root. */
+  copyAs?: InfrastructureCopyAs;
 }
 
 interface Verdict {
@@ -245,6 +248,7 @@ export function computePodMachineStatus(
     ...(id !== undefined ? { providerID: id } : {}),
     addresses: obs.pod.exists ? obs.pod.addresses : [],
     volumes,
+    ...(obs.copyAs ? { copyAs: { ...obs.copyAs } } : {}),
     stopped: obs.stopRequested && obs.stopped,
     ...(failure ? { failureReason: failure.reason, failureMessage: failure.message } : {}),
     ...(obs.generation !== undefined ? { observedGeneration: obs.generation } : {}),

@@ -79,12 +79,16 @@ function inlineWithoutVolumes(machine: Machine): boolean {
 }
 
 /**
- * Whom the backup's copies run as where the namespace refuses root copies: the user, group and
- * fsGroup the inline Machine's pod runs as (its podSecurityContext over the defaults). Undefined
- * for a Machine whose pod runs as root, and for one with an infrastructureRef, whose provider
- * decides the pod and reports no identity in the contract: those copy as 65532.
+ * Whom the backup's copies run as where the namespace refuses root copies: what the provider reports
+ * its pod runs as (the contract's copyAs, which the Machine controller copies into the Machine's
+ * status). Undefined when it reports none (a pod that runs as root, a provider that does not say):
+ * those copy as 65532. An inline Machine's status lacking it (written by an operator before the
+ * contract had copyAs, whose PodMachine may be gone by now) falls back to what its PodMachine reports,
+ * derived from the same immutable podSecurityContext.
  */
 export function copyAsFor(machine: Machine): VolumeCopyIdentity | undefined {
+  const reported = machine.status?.copyAs;
+  if (reported) return { ...reported };
   if (machine.spec.infrastructureRef !== undefined) return undefined;
   return copyIdentityOf(machine.spec.podSecurityContext);
 }

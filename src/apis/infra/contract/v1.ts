@@ -43,6 +43,23 @@ export interface InfrastructureVolume {
   phase?: string;
 }
 
+/**
+ * Whom the workload's pod runs as: a copy of its volumes that may not run as root (Pod Security
+ * `restricted`) runs as this user and group, with this fsGroup, so it may read and write the
+ * workload's files. Same shape and bounds as a VolumeBackup's `spec.copyAs`.
+ */
+export interface InfrastructureCopyAs {
+  /** 1 to MAX_COPY_AS_ID: never root (a provider whose pod runs as root reports no copyAs). */
+  runAsUser: number;
+  /** 0 to MAX_COPY_AS_ID. */
+  runAsGroup: number;
+  /** 0 to MAX_COPY_AS_ID; absent when the pod has none. */
+  fsGroup?: number;
+}
+
+/** The largest user or group id the contract takes (Kubernetes' own bound: int32). */
+export const MAX_COPY_AS_ID = 2147483647;
+
 /** What the contract lets the Machine controller read from a provider object. */
 export interface InfrastructureView {
   /** The provider's readiness for the object's current generation. */
@@ -56,6 +73,8 @@ export interface InfrastructureView {
   addresses?: InfrastructureAddress[];
   /** Undefined when the provider reports no volume list (then it has none to back up). */
   volumes?: InfrastructureVolume[];
+  /** Undefined when the provider does not say whom its pod runs as (copies then run as 65532). */
+  copyAs?: InfrastructureCopyAs;
   /** True once, after a stop request, no compute runs and the claims are kept. */
   stopped: boolean;
 }
@@ -172,11 +191,36 @@ export function readInfrastructure(obj: UnstructuredObject): InfrastructureView 
     view.volumes = volumes;
   }
 
+  if (status.copyAs !== undefined) {
+    const copyAs = readCopyAs(status.copyAs);
+    if (typeof copyAs === 'string') return { violation: copyAs };
+    view.copyAs = copyAs;
+  }
+
   if (status.stopped !== undefined) {
     if (typeof status.stopped !== 'boolean') return { violation: 'status.stopped must be a boolean' };
     view.stopped = status.stopped;
   }
   return view;
+}
+
+const isId = (value: unknown, minimum: number): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= minimum && value <= MAX_COPY_AS_ID;
+
+/** status.copyAs, or what is wrong with it. */
+function readCopyAs(value: unknown): InfrastructureCopyAs | string {
+  if (!isFields(value)) return 'status.copyAs must be an object';
+  const { runAsUser, runAsGroup, fsGroup } = value;
+  if (!isId(runAsUser, 1)) {
+    return `status.copyAs.runAsUser must be an integer from 1 to ${MAX_COPY_AS_ID} (a pod that runs as root reports no copyAs), not ${JSON.stringify(runAsUser)}`;
+  }
+  if (!isId(runAsGroup, 0)) {
+    return `status.copyAs.runAsGroup must be an integer from 0 to ${MAX_COPY_AS_ID}, not ${JSON.stringify(runAsGroup)}`;
+  }
+  if (fsGroup !== undefined && !isId(fsGroup, 0)) {
+    return `status.copyAs.fsGroup must be an integer from 0 to ${MAX_COPY_AS_ID} when set, not ${JSON.stringify(fsGroup)}`;
+  }
+  return { runAsUser, runAsGroup, ...(fsGroup !== undefined ? { fsGroup } : {}) };
 }
 
 export function isViolation(read: InfrastructureView | ContractViolation): read is ContractViolation {

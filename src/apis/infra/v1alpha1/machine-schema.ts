@@ -8,6 +8,7 @@ import {
 } from '../../common-schemas.ts';
 import type { JsonSchemaProps } from '../../json-schema.ts';
 import { RULES } from '../../rules.ts';
+import { MAX_COPY_AS_ID } from '../contract/v1.ts';
 import { MACHINE_PHASES } from './machine.ts';
 import { podFieldsSchema } from './pod-fields-schema.ts';
 
@@ -151,6 +152,27 @@ export const volumeStatusesSchema: JsonSchemaProps = {
   'x-kubernetes-list-map-keys': ['name'],
 };
 
+const idSchema = (minimum: number, description: string): JsonSchemaProps => ({
+  type: 'integer',
+  format: 'int64',
+  minimum,
+  maximum: MAX_COPY_AS_ID,
+  description,
+});
+
+/** The contract's status.copyAs (docs/contracts.md), on a provider object and on the Machine. */
+export const copyAsStatusSchema: JsonSchemaProps = {
+  type: 'object',
+  description:
+    "Whom the workload's pod runs as: a copy of its volumes that may not run as root (Pod Security restricted) runs as this user, group and fsGroup. Absent when the pod runs as root or the provider does not say (copies then run as 65532).",
+  required: ['runAsUser', 'runAsGroup'],
+  properties: {
+    runAsUser: idSchema(1, "The pod's user; never root."),
+    runAsGroup: idSchema(0, "The pod's group."),
+    fsGroup: idSchema(0, "The pod's fsGroup, when it has one."),
+  },
+};
+
 const statusSchema: JsonSchemaProps = {
   type: 'object',
   properties: {
@@ -164,6 +186,11 @@ const statusSchema: JsonSchemaProps = {
     providerID: { type: 'string', maxLength: 512, description: 'Copied from the provider object.' },
     addresses: addressesSchema,
     volumes: volumeStatusesSchema,
+    copyAs: {
+      ...copyAsStatusSchema,
+      description:
+        "Copied from the provider object: whom its pod runs as. A backup's copies run as it where root is refused (VolumeBackup spec.copyAs); absent, they run as 65532.",
+    },
     volumeBackup: {
       type: 'object',
       description:

@@ -3,7 +3,7 @@
 import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
 import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
-import type { InfrastructureAddress, InfrastructureReference } from '../contract/v1.ts';
+import type { InfrastructureAddress, InfrastructureCopyAs, InfrastructureReference } from '../contract/v1.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 import type { MachinePodFields } from './pod-fields.ts';
 
@@ -92,6 +92,11 @@ export interface MachineStatus {
   addresses?: InfrastructureAddress[];
   /** Copied from the provider object: each volume's claim, which a backup copies. */
   volumes?: MachineVolumeStatus[];
+  /**
+   * Copied from the provider object: whom its pod runs as, so the copies of a backup run as that
+   * where root is refused (VolumeBackup spec.copyAs). Absent: the provider does not say.
+   */
+  copyAs?: InfrastructureCopyAs;
   /**
    * The VolumeBackup the operator created for this Machine's deletion, by name and uid (written by
    * the machine-backup controller when it creates it). Only this backup can release the Machine.

@@ -6,6 +6,7 @@ import { MACHINE_PHASES } from './machine.ts';
 import {
   addressesSchema,
   containerFieldsSchema,
+  copyAsStatusSchema,
   volumeStatusesSchema,
   volumesSchema,
 } from './machine-schema.ts';
@@ -26,6 +27,11 @@ const statusSchema: JsonSchemaProps = {
     providerID: { type: 'string', maxLength: 512 },
     addresses: addressesSchema,
     volumes: volumeStatusesSchema,
+    copyAs: {
+      ...copyAsStatusSchema,
+      description:
+        "The contract's copyAs: the pod's runAsUser, runAsGroup and fsGroup (spec.podSecurityContext over the defaults, 65532 each); absent when it runs as root.",
+    },
     stopped: {
       type: 'boolean',
       description: 'After a stop request: no pod runs any more and every claim is kept.',

@@ -3,7 +3,7 @@
 import type { V1ListMeta, V1ObjectMeta } from '@kubernetes/client-node';
 import { resourceOf } from '../../../runtime/client/resource.ts';
 import type { ApiResource, Condition } from '../../meta.ts';
-import type { InfrastructureAddress } from '../contract/v1.ts';
+import type { InfrastructureAddress, InfrastructureCopyAs } from '../contract/v1.ts';
 import { INFRA_API_VERSION, INFRA_GROUP, INFRA_VERSION } from './group.ts';
 import type { MachinePhase, MachineVolume, MachineVolumeStatus } from './machine.ts';
 import type { MachinePodFields } from './pod-fields.ts';
@@ -39,6 +39,8 @@ export interface PodMachineStatus {
   /** The pod's IPs (InternalIP). */
   addresses?: InfrastructureAddress[];
   volumes?: MachineVolumeStatus[];
+  /** Whom the pod runs as (its podSecurityContext over the defaults); absent when it runs as root. */
+  copyAs?: InfrastructureCopyAs;
   /** After a stop request: the pod (and any restore still copying) is gone, the claims are kept. */
   stopped?: boolean;
   /** A terminal failure: a pod or restore that failed, an object of someone else in the way. */

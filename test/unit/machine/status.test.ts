@@ -179,6 +179,29 @@ describe('computeMachineStatus', () => {
     assert.equal(status.addresses, undefined);
   });
 
+  it("copies the provider's copyAs, drops it when the provider stops reporting it, keeps it while it cannot be read", () => {
+    const copyAs = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
+    const reported = computeMachineStatus(undefined, obs(provider({ copyAs })), NOW);
+    assert.deepEqual(reported.copyAs, copyAs);
+    const dropped = computeMachineStatus(reported, obs(provider({})), NOW);
+    assert.equal('copyAs' in dropped, false, 'a provider that no longer reports it: the copies run as 65532');
+    for (const gone of [
+      { kind: 'problem', reason: 'InfrastructureForbidden', message: 'no' },
+      { kind: 'absent', message: 'the provider object is gone' },
+    ] as const) {
+      const kept = computeMachineStatus(
+        reported,
+        obs(gone, { deleting: { stopped: true, message: 'm' } }),
+        NOW,
+      );
+      assert.deepEqual(
+        kept.copyAs,
+        copyAs,
+        `${gone.kind}: a backup after the deletion still copies as the workload`,
+      );
+    }
+  });
+
   it("leaves other controllers' conditions out and keeps lastTransitionTime while the status holds", () => {
     const first = computeMachineStatus(undefined, obs(provider({})), NOW);
     const theirs: Condition = {

@@ -195,6 +195,7 @@ describe('PodMachineReconciler', () => {
       { name: 'data', claimName: 'web-data', phase: 'Bound' },
       { name: 'logs', claimName: 'web-logs', phase: 'Bound' },
     ]);
+    assert.deepEqual(status?.copyAs, { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
     assert.equal(status?.stopped, false);
     assert.equal(status?.observedGeneration, 1);
     assert.deepEqual(
@@ -205,6 +206,23 @@ describe('PodMachineReconciler', () => {
       ],
     );
     assert.deepEqual(h.eventSummary(), ['Normal Running']);
+  });
+
+  it('reports whom its pod runs as (copyAs): its podSecurityContext over the defaults, none as root', async () => {
+    const cases: Array<[PodMachine['spec']['podSecurityContext'], unknown]> = [
+      [
+        { runAsUser: 999, runAsGroup: 998, fsGroup: 997 },
+        { runAsUser: 999, runAsGroup: 998, fsGroup: 997 },
+      ],
+      [{ runAsUser: 999 }, { runAsUser: 999, runAsGroup: 65532, fsGroup: 65532 }],
+      [{ runAsUser: 0 }, undefined],
+    ];
+    for (const [podSecurityContext, copyAs] of cases) {
+      const pm = podMachine({ ...ONE_VOLUME, podSecurityContext });
+      const h = await setup(pm);
+      await h.reconcile('web');
+      assert.deepEqual(h.status.last('web')?.copyAs, copyAs, JSON.stringify(podSecurityContext));
+    }
   });
 
   // Another container's status comes first: the machine container's own is found by name.
@@ -488,6 +506,7 @@ describe('PodMachineReconciler', () => {
         { name: 'data', claimName: 'web-data', phase: 'Bound' },
         { name: 'logs', claimName: 'web-logs', phase: 'Bound' },
       ]);
+      assert.deepEqual(status?.copyAs, { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
       assert.equal(condition(h, 'Ready')?.reason, 'Stopped');
       assert.deepEqual(h.eventSummary(), ['Normal Stopping', 'Normal Stopped']);
       assert.equal(h.cluster.server.list(CoreTypes.PersistentVolumeClaim).length, 2);

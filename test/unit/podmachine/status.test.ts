@@ -227,6 +227,16 @@ describe('computePodMachineStatus: the contract fields', () => {
     assert.deepEqual(view.volumes, status.volumes);
   });
 
+  it('carries copyAs for the contract when the pod has one, and leaves it out when it runs as root', () => {
+    const copyAs = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
+    const status = computePodMachineStatus(undefined, obs({ copyAs }), NOW);
+    assert.deepEqual(status.copyAs, copyAs);
+    const view = readInfrastructure({ metadata: { generation: 1 }, status });
+    assert.ok(!isViolation(view));
+    assert.deepEqual(view.copyAs, copyAs);
+    assert.equal('copyAs' in computePodMachineStatus(status, obs(), NOW), false);
+  });
+
   it('no providerID before the pod exists; kept, with no addresses, once it is gone', () => {
     const before = computePodMachineStatus(undefined, obs({ pod: noPod }), NOW);
     assert.equal(before.providerID, undefined);

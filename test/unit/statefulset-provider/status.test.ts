@@ -1,9 +1,14 @@
 // The contract's fields from what the reconciler observed (pure): readiness, the Ready condition with
-// observedGeneration, providerID, addresses, volumes, stopped, and failures only when terminal.
+// observedGeneration, providerID, addresses, volumes, copyAs, stopped, and failures only when terminal.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1PodStatus, V1StatefulSet } from '@kubernetes/client-node';
-import { computeStatus, observePod, readiness } from '../../../examples/statefulset-provider/src/status.ts';
+import {
+  computeStatus,
+  type Observations,
+  observePod,
+  readiness,
+} from '../../../examples/statefulset-provider/src/status.ts';
 import { stopVerdict } from '../../../examples/statefulset-provider/src/stop.ts';
 import { isViolation, readInfrastructure } from '../../../src/apis/index.ts';
 import { machine, NOW, RUNNING_AND_READY } from './fixtures.ts';
@@ -173,6 +178,26 @@ describe('computeStatus', () => {
     assert.equal(stopped.phase, 'Stopped');
     assert.equal(stopped.stopped, true);
     assert.deepEqual(stopped.volumes, BOUND);
+  });
+
+  it('reports whom its pod runs as (copyAs) in every phase: the podSecurityContext over the defaults, none as root', () => {
+    const observations: Observations[] = [
+      { observation: { kind: 'running', running: running() }, volumes: BOUND },
+      { observation: { kind: 'stopping', stopped: true, message: 'gone' }, volumes: BOUND },
+      { observation: { kind: 'failed', failure: { reason: 'RestoreFailed', message: 'm' } }, volumes: [] },
+    ];
+    const postgres = machine({ podSecurityContext: { runAsUser: 999, runAsGroup: 999, fsGroup: 999 } });
+    for (const o of observations) {
+      const status = computeStatus(postgres, undefined, o, NOW);
+      assert.deepEqual(status.copyAs, { runAsUser: 999, runAsGroup: 999, fsGroup: 999 }, o.observation.kind);
+      const view = readInfrastructure({ ...postgres, status });
+      assert.ok(!isViolation(view));
+      assert.deepEqual(view.copyAs, status.copyAs, 'the Machine controller reads it through the contract');
+    }
+    const defaults = computeStatus(m, undefined, observations[0]!, NOW);
+    assert.deepEqual(defaults.copyAs, { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
+    const root = machine({ podSecurityContext: { runAsUser: 0 } });
+    assert.equal('copyAs' in computeStatus(root, undefined, observations[0]!, NOW), false);
   });
 
   it('keeps the condition transition time while its status stays', () => {

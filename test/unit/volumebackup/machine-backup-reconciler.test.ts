@@ -161,6 +161,23 @@ describe('MachineBackupReconciler', () => {
     assert.deepEqual(h.eventSummary(), ['Normal BackupStarted']);
   });
 
+  it("a Stopped Machine with a reference: the VolumeBackup copies as its provider's pod runs (status.copyAs)", async () => {
+    const m = deleted('Stopped');
+    m.spec = {
+      infrastructureRef: {
+        apiVersion: 'examples.basicoperator.dev/v1alpha1',
+        kind: 'StatefulSetMachine',
+        name: 'web',
+      },
+    };
+    m.status = { ...m.status, copyAs: { runAsUser: 999, runAsGroup: 999, fsGroup: 999 } };
+    const h = await setup(m);
+    await h.reconcile('web');
+    assert.deepEqual(h.client.writeSummary(), ['create VolumeBackup web-0b7c9a52']);
+    const created = h.client.writes()[0]?.body as VolumeBackup;
+    assert.deepEqual(created.spec.copyAs, { runAsUser: 999, runAsGroup: 999, fsGroup: 999 });
+  });
+
   it('on create: records the name and uid the API server answered, with the condition, and flushes them at once', async () => {
     const h = await setup(deleted('Stopped'));
     await h.reconcile('web');

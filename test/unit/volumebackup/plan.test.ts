@@ -65,15 +65,53 @@ function verified(): VolumeBackup {
 }
 
 describe("copyAsFor: whom a Machine's backup copies run as where root is refused", () => {
-  it("an inline Machine's pod user, group and fsGroup", () => {
-    const m = machine({ podSecurityContext: { runAsUser: 999, runAsGroup: 998, fsGroup: 997 } });
-    assert.deepEqual(copyAsFor(m), { runAsUser: 999, runAsGroup: 998, fsGroup: 997 });
-    const plan = planMachine({ ...deleting(), spec: m.spec }, undefined, undefined);
+  const POSTGRES = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
+  const referenced = (copyAs?: typeof POSTGRES): Machine => {
+    const m = deleting();
+    m.spec = {
+      infrastructureRef: {
+        apiVersion: 'examples.basicoperator.dev/v1alpha1',
+        kind: 'StatefulSetMachine',
+        name: 'db',
+      },
+    };
+    if (copyAs) m.status = { ...m.status, copyAs };
+    return m;
+  };
+
+  it("a Machine with a reference: what its provider reports (the Machine's status.copyAs)", () => {
+    const m = referenced(POSTGRES);
+    assert.deepEqual(copyAsFor(m), POSTGRES);
+    const plan = planMachine(m, undefined, undefined);
     assert.equal(plan.action, 'create-backup');
-    if (plan.action === 'create-backup') assert.deepEqual(plan.backup.spec.copyAs, copyAsFor(m));
+    if (plan.action === 'create-backup') assert.deepEqual(plan.backup.spec.copyAs, POSTGRES);
   });
 
-  it('65532 for each of them the podSecurityContext does not name, as the pod runs', () => {
+  it('a Machine with a reference whose provider reports none (a root pod, a provider that does not say): none, so 65532', () => {
+    const m = referenced();
+    assert.equal(copyAsFor(m), undefined);
+    const plan = planMachine(m, undefined, undefined);
+    assert.equal(plan.action, 'create-backup');
+    if (plan.action === 'create-backup') assert.equal('copyAs' in plan.backup.spec, false);
+  });
+
+  it("an inline Machine: its PodMachine's report, the same as its pod security context gives", () => {
+    const psc = { runAsUser: 999, runAsGroup: 998, fsGroup: 997 };
+    const m = { ...deleting(), spec: machine({ podSecurityContext: psc }).spec };
+    m.status = { ...m.status, copyAs: psc };
+    assert.deepEqual(copyAsFor(m), psc);
+    const plan = planMachine(m, undefined, undefined);
+    assert.equal(plan.action, 'create-backup');
+    if (plan.action === 'create-backup') assert.deepEqual(plan.backup.spec.copyAs, psc);
+  });
+
+  it('the report wins over the spec', () => {
+    const m = machine({ podSecurityContext: { runAsUser: 5 } });
+    m.status = { copyAs: POSTGRES };
+    assert.deepEqual(copyAsFor(m), POSTGRES);
+  });
+
+  it("an inline Machine whose status has none (written before the contract had copyAs): its spec's, 65532 for each it does not name", () => {
     assert.deepEqual(copyAsFor(machine()), { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
     assert.deepEqual(copyAsFor(machine({ podSecurityContext: { runAsUser: 999 } })), {
       runAsUser: 999,
@@ -87,21 +125,8 @@ describe("copyAsFor: whom a Machine's backup copies run as where root is refused
     });
   });
 
-  it('none for a pod that runs as root (no non-root copy keeps its files), nor for a provider object', () => {
+  it('none for an inline pod that runs as root (no non-root copy keeps its files)', () => {
     assert.equal(copyAsFor(machine({ podSecurityContext: { runAsUser: 0 } })), undefined);
-    const referenced = machine({
-      image: undefined,
-      volumes: undefined,
-      infrastructureRef: {
-        apiVersion: 'examples.basicoperator.dev/v1alpha1',
-        kind: 'StatefulSetMachine',
-        name: 'db',
-      },
-    });
-    assert.equal(copyAsFor(referenced), undefined);
-    const plan = planMachine({ ...deleting(), spec: referenced.spec }, undefined, undefined);
-    assert.equal(plan.action, 'create-backup');
-    if (plan.action === 'create-backup') assert.equal('copyAs' in plan.backup.spec, false);
   });
 });
 

@@ -1,6 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import forge from 'node-forge';
+import { issueCertificate } from '../../src/runtime/manager/metrics/x509.ts';
 
 export interface IssuedCertificate {
   /** tls.crt, tls.key and ca.crt, PEM: a cert-manager Certificate's Secret. */
@@ -9,44 +10,34 @@ export interface IssuedCertificate {
   'ca.crt': string;
 }
 
-function certificate(subject: string, publicKey: forge.pki.PublicKey, serial: string) {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = publicKey;
-  cert.serialNumber = serial;
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 24 * 3_600_000);
-  cert.setSubject([{ name: 'commonName', value: subject }]);
-  return cert;
-}
-
 /** A throwaway CA and a serving certificate it signs for localhost and 127.0.0.1. */
 export function issueServingCertificate(commonName: string): IssuedCertificate {
-  const caKeys = forge.pki.rsa.generateKeyPair(2048);
-  const ca = certificate(`${commonName} CA`, caKeys.publicKey, '01');
-  ca.setIssuer(ca.subject.attributes);
-  ca.setExtensions([
-    { name: 'basicConstraints', cA: true },
-    { name: 'keyUsage', keyCertSign: true },
-  ]);
-  ca.sign(caKeys.privateKey, forge.md.sha256.create());
-  const keys = forge.pki.rsa.generateKeyPair(2048);
-  const leaf = certificate(commonName, keys.publicKey, '02');
-  leaf.setIssuer(ca.subject.attributes);
-  leaf.setExtensions([
-    { name: 'extKeyUsage', serverAuth: true },
-    {
-      name: 'subjectAltName',
-      altNames: [
-        { type: 2, value: 'localhost' },
-        { type: 7, ip: '127.0.0.1' },
-      ],
-    },
-  ]);
-  leaf.sign(caKeys.privateKey, forge.md.sha256.create());
+  const validity = {
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 24 * 3_600_000),
+  };
+  const caKeys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const ca = issueCertificate({
+    commonName: `${commonName} CA`,
+    publicKey: caKeys.publicKey,
+    signingKey: caKeys.privateKey,
+    ca: true,
+    ...validity,
+  });
+  const keys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const leaf = issueCertificate({
+    commonName,
+    issuerCommonName: `${commonName} CA`,
+    publicKey: keys.publicKey,
+    signingKey: caKeys.privateKey,
+    dnsNames: ['localhost'],
+    ipAddresses: ['127.0.0.1'],
+    ...validity,
+  });
   return {
-    'tls.crt': forge.pki.certificateToPem(leaf),
-    'tls.key': forge.pki.privateKeyToPem(keys.privateKey),
-    'ca.crt': forge.pki.certificateToPem(ca),
+    'tls.crt': leaf,
+    'tls.key': keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    'ca.crt': ca,
   };
 }
 

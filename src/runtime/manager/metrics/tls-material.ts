@@ -1,8 +1,8 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import forge from 'node-forge';
+import { issueCertificate } from './x509.ts';
 
 /** A serving certificate and its key, PEM. */
 export interface TlsMaterial {
@@ -49,38 +49,25 @@ export function watchCertFiles(dir: string, onChange: () => void): FSWatcher {
 
 /**
  * A self-signed serving certificate made at start, for when no certificate is given (as
- * controller-runtime does). Node's crypto makes the key; node-forge writes the X.509 certificate,
- * which Node's crypto cannot. Valid a year, for localhost, 127.0.0.1 and the host (pod) name;
- * scrapers skip verification of it (Prometheus: insecureSkipVerify).
+ * controller-runtime does): an EC P-256 key from Node's crypto, the certificate from `x509.ts`.
+ * Valid a year, for localhost, 127.0.0.1 and the host (pod) name; scrapers skip verification of
+ * it (Prometheus: insecureSkipVerify).
  */
-export function selfSignedMaterial(now = new Date()): TlsMaterial {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+export function selfSignedMaterial(now = new Date(), host = hostname()): TlsMaterial {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const cert = issueCertificate({
+    commonName: 'basic-operator-metrics',
+    publicKey,
+    signingKey: privateKey,
+    notBefore: new Date(now.getTime() - 60_000),
+    notAfter: new Date(now.getTime() + 365 * 24 * 3_600_000),
+    // A host name that is no DNS name (possible outside a pod) is left out, not an error.
+    dnsNames: ['localhost', ...(isDnsName(host) && host !== 'localhost' ? [host] : [])],
+    ipAddresses: ['127.0.0.1'],
   });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey);
-  // A positive serial: the first byte's high bit clear.
-  cert.serialNumber = `0${randomBytes(16).toString('hex').slice(1)}`;
-  cert.validity.notBefore = new Date(now.getTime() - 60_000);
-  cert.validity.notAfter = new Date(now.getTime() + 365 * 24 * 3_600_000);
-  const name = [{ name: 'commonName', value: 'basic-operator-metrics' }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    {
-      name: 'subjectAltName',
-      altNames: [
-        { type: 2, value: 'localhost' },
-        { type: 2, value: hostname() },
-        { type: 7, ip: '127.0.0.1' },
-      ],
-    },
-  ]);
-  cert.sign(forge.pki.privateKeyFromPem(privateKey), forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: privateKey };
+  return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
+
+function isDnsName(host: string): boolean {
+  return host.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i.test(host);
 }

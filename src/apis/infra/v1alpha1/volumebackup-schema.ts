@@ -37,7 +37,7 @@ const idSchema = (minimum: number, description: string): JsonSchemaProps => ({
 const copyAsSchema: JsonSchemaProps = {
   type: 'object',
   description:
-    "Whom the copies run as where the namespace's Pod Security level refuses a root copy (a root copy keeps every owner and is used wherever admitted). Default: uid and gid 65532, no fsGroup. The machine-backup controller sets it from the Machine's podSecurityContext.",
+    "Whom the copies run as where the namespace's Pod Security level refuses a root copy (a root copy keeps every owner and is used wherever admitted). Default: uid and gid 65532, no fsGroup. The machine-backup controller sets it from the Machine's status.copyAs: whom its provider reports its pod runs as.",
   required: ['runAsUser', 'runAsGroup'],
   properties: {
     runAsUser: idSchema(1, "The copy pod's runAsUser; not root."),

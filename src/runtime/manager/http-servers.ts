@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
+import type { ScrapeDecision } from './metrics/access-review.ts';
 
 export type Check = () => { ok: boolean; detail?: string };
 
@@ -47,7 +48,7 @@ export type ScrapeFilter = (request: {
   authorization: string | undefined;
   path: string;
   verb: string;
-}) => Promise<{ status: 200 } | { status: 401 | 403 | 500; message: string }>;
+}) => Promise<ScrapeDecision>;
 
 /** Serves the registry on /metrics, after `filter` when given. */
 export function metricsHandler(registry: Registry, filter?: ScrapeFilter): RequestListener {
@@ -65,7 +66,11 @@ export function metricsHandler(registry: Registry, filter?: ScrapeFilter): Reque
     (filter ? filter(request) : Promise.resolve({ status: 200 as const }))
       .then(async (decision) => {
         if (decision.status !== 200) {
-          res.writeHead(decision.status, { 'Content-Type': 'text/plain' }).end(`${decision.message}\n`);
+          const retryAfter =
+            decision.status === 429 ? { 'Retry-After': String(decision.retryAfterSeconds) } : {};
+          res
+            .writeHead(decision.status, { 'Content-Type': 'text/plain', ...retryAfter })
+            .end(`${decision.message}\n`);
           return;
         }
         const text = await registry.metrics();

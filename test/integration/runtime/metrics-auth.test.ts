@@ -150,6 +150,20 @@ describe('metrics behind authentication, against the API server', () => {
     assert.match(answer.body, /rest_client_requests_total/);
   });
 
+  it('answers 429 to a flood of random tokens after a bounded number of TokenReviews, and still serves a known scraper', async () => {
+    const port = metricsPort(manager);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const answer = await httpsGet(port, '/metrics', { token: `random-${i}` });
+      statuses.push(answer.status);
+      if (answer.status === 429) assert.match(answer.body, /^Too Many Requests: .* retry in \d+s$/m);
+    }
+    // The default budget: 10 at once, one a second; 30 requests take far less than 20 seconds.
+    assert.ok(statuses.includes(429), `statuses: ${statuses.join(' ')}`);
+    assert.ok(statuses.every((status) => status === 401 || status === 429));
+    assert.equal((await httpsGet(port, '/metrics', { token: allowedToken })).status, 200);
+  });
+
   it("needs no more than the chart's two rules (create TokenReviews and SubjectAccessReviews), and answers 500 without them", {
     timeout: 60_000,
   }, async () => {

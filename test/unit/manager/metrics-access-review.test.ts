@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   type AccessReviews,
   cachedAccessReviews,
+  DEFAULT_REVIEW_LIMITS,
   type ReviewedUser,
   reviewScrape,
 } from '../../../src/runtime/manager/metrics/access-review.ts';
@@ -81,6 +82,8 @@ describe('cachedAccessReviews', () => {
     allowedMs: 60_000,
     deniedMs: 10_000,
     maxEntries: 4,
+    knownTokenMs: 600_000,
+    unknownTokenReviews: { burst: 100, perSecond: 100 },
   };
 
   it('asks the API server once per token and decision while the answers are fresh, then again', async () => {
@@ -113,5 +116,66 @@ describe('cachedAccessReviews', () => {
     assert.deepEqual(asked, { authenticate: 10, authorize: 10 });
     await reviewScrape(cached, scrape('Bearer t0'));
     assert.deepEqual(asked, { authenticate: 11, authorize: 11 });
+  });
+});
+
+describe('the budget for reviews of unknown tokens', () => {
+  const limits = {
+    ...DEFAULT_REVIEW_LIMITS,
+    maxEntries: 8,
+    unknownTokenReviews: { burst: 3, perSecond: 0.5 },
+  };
+  const randomTokens = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => `Bearer random-${from + i}`);
+
+  it('sends at most `burst` TokenReviews for a flood of random tokens, answering the rest 429, then one per refill', async () => {
+    let now = 0;
+    const { reviews, asked } = tableReviews({}, []);
+    const cached = cachedAccessReviews(reviews, limits, () => now);
+    const statuses = [];
+    for (const token of randomTokens(50)) statuses.push((await reviewScrape(cached, scrape(token))).status);
+    assert.deepEqual(statuses.slice(0, 3), [401, 401, 401]);
+    assert.ok(statuses.slice(3).every((status) => status === 429));
+    assert.equal(asked.authenticate, 3);
+    assert.deepEqual(await reviewScrape(cached, scrape('Bearer another')), {
+      status: 429,
+      message: 'Too Many Requests: too many requests with unknown bearer tokens; retry in 2s',
+      retryAfterSeconds: 2,
+    });
+    now = 2_000; // one more review, at 0.5 a second
+    for (const token of randomTokens(10, 100)) await reviewScrape(cached, scrape(token));
+    assert.equal(asked.authenticate, 4);
+    // A token just rejected is answered from the cache, not throttled.
+    assert.equal((await reviewScrape(cached, scrape('Bearer random-100'))).status, 401);
+  });
+
+  it("reviews a known scraper's token again outside the budget, so a flood does not lock it out", async () => {
+    let now = 0;
+    const { reviews, asked } = tableReviews({ good: 'prometheus' }, ['prometheus']);
+    const cached = cachedAccessReviews(reviews, limits, () => now);
+    assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 200);
+    for (const token of randomTokens(20)) await reviewScrape(cached, scrape(token));
+    assert.equal(asked.authenticate, 3);
+    now = limits.authenticatedMs; // its user is stale: asked again, with the budget spent
+    assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 200);
+    assert.equal(asked.authenticate, 4);
+    // Once forgotten (knownTokenMs), it is an unknown token like any other.
+    now = limits.knownTokenMs + limits.authenticatedMs + 1;
+    for (const token of randomTokens(20, 100)) await reviewScrape(cached, scrape(token));
+    assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 429);
+  });
+
+  it('keeps accepted tokens apart from rejected ones, which cannot push them out', async () => {
+    const { reviews, asked } = tableReviews({ good: 'prometheus' }, ['prometheus']);
+    const cached = cachedAccessReviews(
+      reviews,
+      { ...limits, unknownTokenReviews: { burst: 100, perSecond: 1 } },
+      () => 0,
+    );
+    await reviewScrape(cached, scrape('Bearer good'));
+    for (const token of randomTokens(50)) await reviewScrape(cached, scrape(token));
+    assert.equal(asked.authenticate, 51);
+    assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 200);
+    assert.equal(asked.authenticate, 51);
   });
 });

@@ -84,6 +84,10 @@ class ExpiringCache<V> {
     return entry.value;
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   set(key: string, value: V, ttlMs: number): void {
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
@@ -99,7 +103,7 @@ class ExpiringCache<V> {
   }
 }
 
-export interface CacheTimes {
+export interface ReviewLimits {
   /** How long an accepted token's user is remembered. */
   authenticatedMs: number;
   /** How long a rejected token is remembered, so a bad scraper cannot flood the API server. */
@@ -108,40 +112,106 @@ export interface CacheTimes {
   allowedMs: number;
   /** How long a deny decision is remembered: shorter, so a new binding takes effect soon. */
   deniedMs: number;
+  /** Entries per cache (accepted tokens, rejected tokens, decisions); the oldest goes first. */
   maxEntries: number;
+  /** How long a token once accepted is reviewed again outside `unknownTokenReviews`. */
+  knownTokenMs: number;
+  /**
+   * TokenReviews of tokens not accepted within `knownTokenMs`: `burst` at once, then `perSecond`
+   * (a token bucket). A request over it is answered 429 without a review, so random bearer tokens
+   * cost the API server a bounded number of reviews.
+   */
+  unknownTokenReviews: { burst: number; perSecond: number };
 }
 
 /**
  * controller-runtime's filters.WithAuthenticationAndAuthorization: tokens a minute either way, an
  * allow five minutes, a deny 30 seconds (a new binding soon takes effect). A scraper every 15-30s
- * costs a review now and then, not one per scrape.
+ * costs a review now and then, not one per scrape. Beyond controller-runtime: at most 10 reviews of
+ * unknown tokens at once and one a second after that; a scraper's token, once accepted, is reviewed
+ * again outside that budget for an hour (a projected token's default lifetime), so a flood of
+ * random tokens does not lock out a known scraper.
  */
-export const DEFAULT_CACHE_TIMES: CacheTimes = {
+export const DEFAULT_REVIEW_LIMITS: ReviewLimits = {
   authenticatedMs: 60_000,
   unauthenticatedMs: 60_000,
   allowedMs: 5 * 60_000,
   deniedMs: 30_000,
   maxEntries: 1024,
+  knownTokenMs: 3_600_000,
+  unknownTokenReviews: { burst: 10, perSecond: 1 },
 };
 
+/** Thrown instead of a review when the budget for unknown tokens is spent. */
+export class ReviewThrottled extends Error {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super('too many requests with unknown bearer tokens');
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** `burst` takes at once, refilled at `perSecond`. */
+class TokenBucket {
+  private tokens: number;
+  private last: number;
+  private readonly burst: number;
+  private readonly perSecond: number;
+  private readonly now: () => number;
+  constructor(limit: { burst: number; perSecond: number }, now: () => number) {
+    this.burst = limit.burst;
+    this.perSecond = limit.perSecond;
+    this.now = now;
+    this.tokens = limit.burst;
+    this.last = now();
+  }
+
+  /** 0 when a take was granted, else the milliseconds until one will be. */
+  take(): number {
+    const now = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
+    this.last = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - this.tokens) / this.perSecond) * 1000);
+  }
+}
+
 /**
- * Remembers the reviews' answers for a short while. Tokens are keyed by their SHA-256, never kept
- * as they are.
+ * Remembers the reviews' answers for a short while, and bounds the TokenReviews of tokens it does
+ * not know. Tokens are keyed by their SHA-256, never kept as they are.
  */
 export function cachedAccessReviews(
   reviews: AccessReviews,
-  times: CacheTimes = DEFAULT_CACHE_TIMES,
+  limits: ReviewLimits = DEFAULT_REVIEW_LIMITS,
   now: () => number = Date.now,
 ): AccessReviews & { readonly cached: number } {
-  const users = new ExpiringCache<ReviewedUser | null>(times.maxEntries, now);
-  const decisions = new ExpiringCache<boolean>(times.maxEntries, now);
+  // Accepted tokens stay for knownTokenMs; their user is fresh for authenticatedMs. Rejected ones
+  // apart, so that rejected tokens cannot push accepted ones out.
+  const accepted = new ExpiringCache<{ user: ReviewedUser; reviewedAt: number }>(limits.maxEntries, now);
+  const rejected = new ExpiringCache<true>(limits.maxEntries, now);
+  const decisions = new ExpiringCache<boolean>(limits.maxEntries, now);
+  const budget = new TokenBucket(limits.unknownTokenReviews, now);
   return {
     async authenticate(token) {
       const key = createHash('sha256').update(token).digest('hex');
-      const known = users.get(key);
-      if (known !== undefined) return known ?? undefined;
+      const known = accepted.get(key);
+      if (known && now() - known.reviewedAt < limits.authenticatedMs) return known.user;
+      if (rejected.get(key)) return undefined;
+      if (!known) {
+        const waitMs = budget.take();
+        if (waitMs > 0) throw new ReviewThrottled(Math.ceil(waitMs / 1000));
+      }
       const user = await reviews.authenticate(token);
-      users.set(key, user ?? null, user ? times.authenticatedMs : times.unauthenticatedMs);
+      if (user) {
+        rejected.delete(key);
+        accepted.set(key, { user, reviewedAt: now() }, limits.knownTokenMs);
+      } else {
+        accepted.delete(key);
+        rejected.set(key, true, limits.unauthenticatedMs);
+      }
       return user;
     },
     async authorize(user, path, verb) {
@@ -149,21 +219,25 @@ export function cachedAccessReviews(
       const known = decisions.get(key);
       if (known !== undefined) return known;
       const allowed = await reviews.authorize(user, path, verb);
-      decisions.set(key, allowed, allowed ? times.allowedMs : times.deniedMs);
+      decisions.set(key, allowed, allowed ? limits.allowedMs : limits.deniedMs);
       return allowed;
     },
     get cached() {
-      return users.size + decisions.size;
+      return accepted.size + rejected.size + decisions.size;
     },
   };
 }
 
-export type ScrapeDecision = { status: 200 } | { status: 401 | 403 | 500; message: string };
+export type ScrapeDecision =
+  | { status: 200 }
+  | { status: 401 | 403 | 500; message: string }
+  | { status: 429; message: string; retryAfterSeconds: number };
 
 /**
  * controller-runtime's filters.WithAuthenticationAndAuthorization: the bearer token must pass a
  * TokenReview (else 401) and its user a SubjectAccessReview for the request's method, lower case,
- * on its path (else 403). A failed review is a 500, never an allow.
+ * on its path (else 403). A failed review is a 500, never an allow; a review the budget for
+ * unknown tokens does not allow is a 429 with Retry-After.
  */
 export async function reviewScrape(
   reviews: AccessReviews,
@@ -180,6 +254,13 @@ export async function reviewScrape(
     }
     return { status: 200 };
   } catch (err) {
+    if (err instanceof ReviewThrottled) {
+      return {
+        status: 429,
+        message: `Too Many Requests: ${err.message}; retry in ${err.retryAfterSeconds}s`,
+        retryAfterSeconds: err.retryAfterSeconds,
+      };
+    }
     return {
       status: 500,
       message: `could not review the request: ${err instanceof Error ? err.message : String(err)}`,

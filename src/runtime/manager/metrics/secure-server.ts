@@ -23,6 +23,9 @@ export function secureMetricsServer(options: SecureMetricsOptions): Server {
   const { certFiles, log } = options;
   const material = certFiles ? readCertFiles(certFiles) : selfSignedMaterial();
   if (!certFiles) log.info('serving metrics with a self-signed certificate (no --metrics-cert-path)');
+  // One warning a minute at most while unknown tokens are throttled, with how many were refused.
+  let throttled = 0;
+  let warnedAt = Number.NEGATIVE_INFINITY;
   const server = createServer(
     { ...material, minVersion: 'TLSv1.2' },
     metricsHandler(options.registry, async (request) => {
@@ -30,6 +33,16 @@ export function secureMetricsServer(options: SecureMetricsOptions): Server {
       // A refused scrape is the scraper's business; a review that failed is ours (RBAC, API server).
       if (decision.status === 500)
         log.error('a metrics scrape could not be reviewed', { error: decision.message });
+      if (decision.status === 429) {
+        throttled++;
+        if (Date.now() - warnedAt >= 60_000) {
+          log.warn('refusing metrics scrapes with unknown bearer tokens: too many to review', {
+            refused: throttled,
+          });
+          warnedAt = Date.now();
+          throttled = 0;
+        }
+      }
       return decision;
     }),
   );

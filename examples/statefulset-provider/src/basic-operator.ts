@@ -29,6 +29,7 @@ export {
   machineContainerSecurityContext,
   machinePodSecurityContext,
   parseCopyReport,
+  reportableCopyAs,
   restoreSource,
   sameManifest,
   stopRequested,

@@ -7,6 +7,7 @@ import {
   copyIdentityOf,
   type InfrastructureAddress,
   type MachineVolumeStatus,
+  reportableCopyAs,
   setCondition,
 } from './basic-operator.ts';
 import { CONTAINER_NAME, providerID } from './names.ts';
@@ -132,7 +133,7 @@ export function computeStatus(
   let addresses: InfrastructureAddress[] = [];
   const status: StatefulSetMachineStatus = { providerID: providerID(machine), volumes };
   // The pod template's identity (statefulset.ts merges the same podSecurityContext over the same defaults).
-  const copyAs = copyIdentityOf(machine.spec.podSecurityContext);
+  const copyAs = reportableCopyAs(copyIdentityOf(machine.spec.podSecurityContext));
   if (copyAs) status.copyAs = copyAs;
   switch (observation.kind) {
     case 'failed':

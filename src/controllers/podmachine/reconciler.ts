@@ -7,6 +7,7 @@ import {
   jobOutcome,
   type MachineVolume,
   type PodMachine,
+  reportableCopyAs,
   stopRequested,
   type VolumeBackup,
 } from '../../apis/index.ts';
@@ -134,7 +135,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       stopped: false,
       volumes: volumeObservations,
       pod: podObservation,
-      copyAs: copyIdentityOf(podMachine.spec.podSecurityContext),
+      copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec.podSecurityContext)),
     };
     this.writeStatus(podMachine, observations, ctx);
     // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
@@ -496,7 +497,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
         stopped: !pod && copying.length === 0,
         volumes: volumeObservations,
         pod: observePod(podMachine, pod),
-        copyAs: copyIdentityOf(podMachine.spec.podSecurityContext),
+        copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec.podSecurityContext)),
       },
       ctx,
     );

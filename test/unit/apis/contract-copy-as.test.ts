@@ -7,6 +7,7 @@ import {
   type InfrastructureView,
   isViolation,
   readInfrastructure,
+  reportableCopyAs,
 } from '../../../src/apis/index.ts';
 
 const read = (copyAs: unknown): InfrastructureView | ContractViolation =>
@@ -88,4 +89,20 @@ describe('readInfrastructure: status.copyAs', () => {
   for (const [what, copyAs, says] of bad) {
     it(`is a violation for ${what}`, () => assert.match(violation(copyAs), says));
   }
+});
+
+describe('reportableCopyAs: what a provider reports for its pod', () => {
+  it('the identity, when every id is within the bounds', () => {
+    assert.deepEqual(reportableCopyAs({ runAsUser: 999, runAsGroup: 0, fsGroup: 999 }), {
+      runAsUser: 999,
+      runAsGroup: 0,
+      fsGroup: 999,
+    });
+    assert.equal(reportableCopyAs(undefined), undefined);
+  });
+
+  it('nothing for an id beyond them (the API server refuses such a pod; the status must still say so)', () => {
+    assert.equal(reportableCopyAs({ runAsUser: 3000000000, runAsGroup: 1 }), undefined);
+    assert.equal(reportableCopyAs({ runAsUser: 1, runAsGroup: 1, fsGroup: 2147483648 }), undefined);
+  });
 });

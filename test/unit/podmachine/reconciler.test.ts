@@ -216,6 +216,8 @@ describe('PodMachineReconciler', () => {
       ],
       [{ runAsUser: 999 }, { runAsUser: 999, runAsGroup: 65532, fsGroup: 65532 }],
       [{ runAsUser: 0 }, undefined],
+      // Beyond what a pod may have: the API server refuses the pod, and the status must say so.
+      [{ runAsUser: 3000000000 }, undefined],
     ];
     for (const [podSecurityContext, copyAs] of cases) {
       const pm = podMachine({ ...ONE_VOLUME, podSecurityContext });

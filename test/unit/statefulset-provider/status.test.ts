@@ -198,6 +198,8 @@ describe('computeStatus', () => {
     assert.deepEqual(defaults.copyAs, { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
     const root = machine({ podSecurityContext: { runAsUser: 0 } });
     assert.equal('copyAs' in computeStatus(root, undefined, observations[0]!, NOW), false);
+    const beyond = machine({ podSecurityContext: { runAsUser: 3000000000 } });
+    assert.equal('copyAs' in computeStatus(beyond, undefined, observations[0]!, NOW), false);
   });
 
   it('keeps the condition transition time while its status stays', () => {

@@ -125,8 +125,9 @@ describe("copyAsFor: whom a Machine's backup copies run as where root is refused
     });
   });
 
-  it('none for an inline pod that runs as root (no non-root copy keeps its files)', () => {
+  it('none for an inline pod that runs as root (no non-root copy keeps its files), nor for ids no pod may have', () => {
     assert.equal(copyAsFor(machine({ podSecurityContext: { runAsUser: 0 } })), undefined);
+    assert.equal(copyAsFor(machine({ podSecurityContext: { runAsUser: 3000000000 } })), undefined);
   });
 });
 

@@ -223,6 +223,19 @@ function readCopyAs(value: unknown): InfrastructureCopyAs | string {
   return { runAsUser, runAsGroup, ...(fsGroup !== undefined ? { fsGroup } : {}) };
 }
 
+/**
+ * What a provider reports as copyAs for a pod of this identity: the identity, or nothing when an id
+ * is beyond the contract's bounds (a pod with such an id is refused by the API server anyway, and the
+ * status must still be written to say so).
+ */
+export function reportableCopyAs(
+  identity: InfrastructureCopyAs | undefined,
+): InfrastructureCopyAs | undefined {
+  if (identity === undefined) return undefined;
+  const read = readCopyAs(identity);
+  return typeof read === 'string' ? undefined : read;
+}
+
 export function isViolation(read: InfrastructureView | ContractViolation): read is ContractViolation {
   return 'violation' in read;
 }

@@ -6,6 +6,7 @@ import { type Invocation, parseArgs, UsageError } from './args.ts';
 import { kindNames, rootResource } from './kinds.ts';
 import { renderFinding, renderTrees, treeToJson } from './render.ts';
 import { AccessError, ClusterSource, type ObjectSource } from './source.ts';
+import { jsonText, printable } from './terminal.ts';
 import { buildTree } from './tree.ts';
 import { WhyWalk } from './why.ts';
 
@@ -89,17 +90,17 @@ export async function execute(
   const trees = await Promise.all(objects.map((o) => buildTree(source, invocation.kind, o)));
   if (invocation.command === 'tree') {
     if (invocation.output === 'json') {
-      output.out(JSON.stringify({ items: trees.map(treeToJson) }, null, 2));
+      output.out(jsonText({ items: trees.map(treeToJson) }));
     } else {
-      output.out(renderTrees(trees, now, invocation.allNamespaces));
+      output.out(printable(renderTrees(trees, now, invocation.allNamespaces)));
     }
     return EXIT_READY;
   }
   const walk = new WhyWalk(source, now);
   const findings = [];
   for (const tree of trees) findings.push(await walk.explain(tree));
-  if (invocation.output === 'json') output.out(JSON.stringify({ items: findings }, null, 2));
-  else output.out(findings.map(renderFinding).join('\n'));
+  if (invocation.output === 'json') output.out(jsonText({ items: findings }));
+  else output.out(printable(findings.map(renderFinding).join('\n')));
   return findings.some((f) => f.blocked) ? EXIT_BLOCKED : EXIT_READY;
 }
 
@@ -113,15 +114,12 @@ export async function run(args: readonly string[], output: Output): Promise<numb
     const { client, namespace } = connect(parsed.invocation);
     return await execute(parsed.invocation, new ClusterSource(client), namespace, output, Date.now());
   } catch (err) {
+    // Error messages carry the API server's text and the names the user or the cluster gave.
     if (err instanceof UsageError) {
-      output.err(`error: ${err.message} (see kubectl basic --help)`);
+      output.err(printable(`error: ${err.message} (see kubectl basic --help)`));
       return EXIT_ERROR;
     }
-    if (err instanceof AccessError) {
-      output.err(`error: ${err.message}`);
-      return EXIT_ERROR;
-    }
-    output.err(`error: ${err instanceof Error ? err.message : String(err)}`);
+    output.err(printable(`error: ${err instanceof Error ? err.message : String(err)}`));
     return EXIT_ERROR;
   }
 }

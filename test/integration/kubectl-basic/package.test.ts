@@ -73,6 +73,12 @@ describe('kubectl-basic from a built package', () => {
     // Machines of other tests may or may not exist: either a JSON list or the one-line answer.
     if (result.code === 0)
       assert.ok(Array.isArray((JSON.parse(result.stdout ?? '') as { items: unknown }).items));
-    else assert.deepEqual(result, { code: 2, stdout: '', stderr: 'error: no Machine in any namespace\n' });
+    else {
+      const { code, stdout, stderr } = result;
+      assert.deepEqual(
+        { code, stdout, stderr },
+        { code: 2, stdout: '', stderr: 'error: no Machine in any namespace\n' },
+      );
+    }
   });
 });

@@ -198,7 +198,7 @@ export class VolumePreparation {
         // podSecurityContext's user, group and fsGroup), so the files come back the workload's.
         const privilege = copyPrivilege(
           await podRefusal(this.deps.client, restoreProbePod(machine, volume, copy), this.kube.signal),
-          copyIdentityOf(machine.spec.podSecurityContext),
+          copyIdentityOf(machine.spec),
         );
         const made = await this.kube.create(
           CoreTypes.Job,

@@ -133,7 +133,7 @@ export function computeStatus(
   let addresses: InfrastructureAddress[] = [];
   const status: StatefulSetMachineStatus = { providerID: providerID(machine), volumes };
   // The pod template's identity (statefulset.ts merges the same podSecurityContext over the same defaults).
-  const copyAs = reportableCopyAs(copyIdentityOf(machine.spec.podSecurityContext));
+  const copyAs = reportableCopyAs(copyIdentityOf(machine.spec));
   if (copyAs) status.copyAs = copyAs;
   switch (observation.kind) {
     case 'failed':

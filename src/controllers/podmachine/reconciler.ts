@@ -135,7 +135,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       stopped: false,
       volumes: volumeObservations,
       pod: podObservation,
-      copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec.podSecurityContext)),
+      copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec)),
     };
     this.writeStatus(podMachine, observations, ctx);
     // A refused claim or pod is tried again with the queue's growing backoff (a quota may free up).
@@ -319,7 +319,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     // Where root is refused, the copy runs as the PodMachine's own pod does, so its files come back theirs.
     const privilege = copyPrivilege(
       await podRefusal(this.deps.client, restoreProbePod(podMachine, volume, copy), ctx.signal),
-      copyIdentityOf(podMachine.spec.podSecurityContext),
+      copyIdentityOf(podMachine.spec),
     );
     const created = await this.create(
       CoreTypes.Job,
@@ -497,7 +497,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
         stopped: !pod && copying.length === 0,
         volumes: volumeObservations,
         pod: observePod(podMachine, pod),
-        copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec.podSecurityContext)),
+        copyAs: reportableCopyAs(copyIdentityOf(podMachine.spec)),
       },
       ctx,
     );

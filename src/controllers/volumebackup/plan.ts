@@ -91,7 +91,7 @@ export function copyAsFor(machine: Machine): VolumeCopyIdentity | undefined {
   const reported = machine.status?.copyAs;
   if (reported) return { ...reported };
   if (machine.spec.infrastructureRef !== undefined) return undefined;
-  return reportableCopyAs(copyIdentityOf(machine.spec.podSecurityContext));
+  return reportableCopyAs(copyIdentityOf(machine.spec));
 }
 
 /** The VolumeBackup to record for a stopped Machine, with the claim names its status reports. */

@@ -59,20 +59,41 @@ describe('copyPrivilege', () => {
 
 describe('copyIdentityOf: how the pod of a podSecurityContext runs', () => {
   it('its runAsUser, runAsGroup and fsGroup, each 65532 when not named', () => {
-    assert.deepEqual(copyIdentityOf(undefined), { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
-    assert.deepEqual(copyIdentityOf({ runAsUser: 999, runAsGroup: 999 }), {
+    assert.deepEqual(copyIdentityOf({}), { runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
+    assert.deepEqual(copyIdentityOf({ podSecurityContext: { runAsUser: 999, runAsGroup: 999 } }), {
       runAsUser: 999,
       runAsGroup: 999,
       fsGroup: 65532,
     });
     assert.deepEqual(
-      copyIdentityOf({ runAsUser: 999, runAsGroup: 999, fsGroup: 999, runAsNonRoot: true }),
+      copyIdentityOf({
+        podSecurityContext: { runAsUser: 999, runAsGroup: 999, fsGroup: 999, runAsNonRoot: true },
+      }),
       POSTGRES,
     );
   });
 
   it('none for a pod that runs as root', () => {
-    assert.equal(copyIdentityOf({ runAsUser: 0 }), undefined);
+    assert.equal(copyIdentityOf({ podSecurityContext: { runAsUser: 0 } }), undefined);
+    assert.equal(
+      copyIdentityOf({ podSecurityContext: { runAsUser: 999 }, securityContext: { runAsUser: 0 } }),
+      undefined,
+    );
+  });
+
+  it("the container's runAsUser and runAsGroup win over the pod's, as the kubelet applies them; fsGroup is the pod's", () => {
+    assert.deepEqual(
+      copyIdentityOf({
+        podSecurityContext: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 999 },
+        securityContext: { runAsUser: 999, runAsGroup: 998 },
+      }),
+      { runAsUser: 999, runAsGroup: 998, fsGroup: 999 },
+    );
+    assert.deepEqual(copyIdentityOf({ securityContext: { runAsUser: 999 } }), {
+      runAsUser: 999,
+      runAsGroup: 65532,
+      fsGroup: 65532,
+    });
   });
 });
 

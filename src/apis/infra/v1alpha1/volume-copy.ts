@@ -52,16 +52,23 @@ export type CopyPrivilege =
   | { mode: 'nonroot'; uid: number; gid: number; fsGroup?: number; level: string };
 
 /**
- * Whom a copy of the volumes of a pod with this security context runs as when it may not run as
- * root: that pod's user, group and fsGroup, each DEFAULT_MACHINE_USER when not named (as a
- * Machine's pod runs). Undefined for a pod that runs as root: no non-root copy keeps its files.
+ * Whom a copy of the volumes of a pod with these security contexts runs as when it may not run as
+ * root: the user and group the container runs as (its securityContext's runAsUser/runAsGroup over
+ * the pod's, as the kubelet applies them) and the pod's fsGroup, each DEFAULT_MACHINE_USER when not
+ * named (as a Machine's pod runs). Undefined for a container that runs as root: no non-root copy
+ * keeps its files.
  */
-export function copyIdentityOf(pod: V1PodSecurityContext | undefined): VolumeCopyIdentity | undefined {
-  const runAsUser = pod?.runAsUser ?? DEFAULT_MACHINE_USER;
+export function copyIdentityOf(fields: {
+  podSecurityContext?: V1PodSecurityContext;
+  securityContext?: V1SecurityContext;
+}): VolumeCopyIdentity | undefined {
+  const pod = fields.podSecurityContext;
+  const container = fields.securityContext;
+  const runAsUser = container?.runAsUser ?? pod?.runAsUser ?? DEFAULT_MACHINE_USER;
   if (runAsUser === 0) return undefined;
   return {
     runAsUser,
-    runAsGroup: pod?.runAsGroup ?? DEFAULT_MACHINE_USER,
+    runAsGroup: container?.runAsGroup ?? pod?.runAsGroup ?? DEFAULT_MACHINE_USER,
     fsGroup: pod?.fsGroup ?? DEFAULT_MACHINE_USER,
   };
 }

@@ -192,6 +192,18 @@ describe('the pod fields of Machine and PodMachine: schema and CEL', () => {
       expect: [/spec\.securityContext\.procMount: Unsupported value/],
     },
     {
+      what: 'user and group ids beyond 2^31-1 (core/v1 refuses such a pod)',
+      fields: {
+        podSecurityContext: { runAsUser: 2147483648, fsGroup: 2147483648 },
+        securityContext: { runAsGroup: 2147483648 },
+      },
+      expect: [
+        /spec\.podSecurityContext\.runAsUser: Invalid value: 2147483648: .*less than or equal to 2147483647/,
+        /spec\.podSecurityContext\.fsGroup/,
+        /spec\.securityContext\.runAsGroup/,
+      ],
+    },
+    {
       what: 'a Localhost seccomp profile without its file',
       fields: { podSecurityContext: { seccompProfile: { type: 'Localhost' } } },
       expect: [

@@ -229,9 +229,12 @@ const windowsOptionsSchema: JsonSchemaProps = {
   },
 };
 
+/** A user or group id: core/v1 refuses a pod whose ids exceed 2^31-1, though the field is int64. */
+const unixId: JsonSchemaProps = { ...int64, minimum: 0, maximum: 2147483647 };
+
 const userFields: Record<string, JsonSchemaProps> = {
-  runAsUser: { ...int64, minimum: 0 },
-  runAsGroup: { ...int64, minimum: 0 },
+  runAsUser: unixId,
+  runAsGroup: unixId,
   runAsNonRoot: bool,
   seccompProfile: profileSchema,
   appArmorProfile: profileSchema,
@@ -265,9 +268,9 @@ const podSecurityContextSchema: JsonSchemaProps = {
     "The pod's security context (core/v1 PodSecurityContext), merged field by field over the restricted defaults: runAsNonRoot true, runAsUser, runAsGroup and fsGroup 65532, seccompProfile RuntimeDefault.",
   properties: {
     ...userFields,
-    fsGroup: { ...int64, minimum: 0 },
+    fsGroup: unixId,
     fsGroupChangePolicy: { type: 'string', enum: ['OnRootMismatch', 'Always'] },
-    supplementalGroups: list({ ...int64, minimum: 0 }, MAX_GROUPS),
+    supplementalGroups: list(unixId, MAX_GROUPS),
     supplementalGroupsPolicy: { type: 'string', enum: ['Merge', 'Strict'] },
     seLinuxChangePolicy: { type: 'string', enum: ['MountOption', 'Recursive'] },
     sysctls: list(

@@ -211,6 +211,17 @@ describe('desiredPod: the pod fields and the restricted defaults', () => {
     assert.ok(restrictedViolations(spec).includes('machine: privileged'));
   });
 
+  it('gives no allowPrivilegeEscalation default beside capabilities.add CAP_SYS_ADMIN: core/v1 refuses false there', () => {
+    const added = desiredPod(podMachine({ securityContext: { capabilities: { add: ['CAP_SYS_ADMIN'] } } }))
+      .spec!;
+    assert.deepEqual(added.containers[0]?.securityContext, {
+      capabilities: { drop: ['ALL'], add: ['CAP_SYS_ADMIN'] },
+    });
+    // Spelled without the prefix core/v1 does not look for it, and the default stays.
+    const plain = desiredPod(podMachine({ securityContext: { capabilities: { add: ['SYS_ADMIN'] } } })).spec!;
+    assert.equal(plain.containers[0]?.securityContext?.allowPrivilegeEscalation, false);
+  });
+
   it('does not default runAsNonRoot when the pod or the container asks for uid 0', () => {
     const root = desiredPod(podMachine({ podSecurityContext: { runAsUser: 0 } })).spec!;
     assert.equal(root.securityContext?.runAsNonRoot, undefined);

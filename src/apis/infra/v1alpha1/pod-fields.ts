@@ -90,13 +90,15 @@ export function machinePodSecurityContext(fields: MachinePodFields): V1PodSecuri
 /**
  * The container's security context: the user's securityContext merged field by field over the
  * defaults that pass `restricted` (allowPrivilegeEscalation false, capabilities drop ALL; a user's
- * capabilities.add keeps the drop unless it names its own). A privileged container gets no
- * allowPrivilegeEscalation default: core/v1 refuses false beside privileged.
+ * capabilities.add keeps the drop unless it names its own). A privileged container, or one adding
+ * CAP_SYS_ADMIN (so spelled), gets no allowPrivilegeEscalation default: core/v1 refuses false beside
+ * either.
  */
 export function machineContainerSecurityContext(fields: MachinePodFields): V1SecurityContext {
   const user = structuredClone(fields.securityContext ?? {});
+  const escalates = user.privileged === true || (user.capabilities?.add ?? []).includes('CAP_SYS_ADMIN');
   return {
-    ...(user.privileged ? {} : { allowPrivilegeEscalation: false }),
+    ...(escalates ? {} : { allowPrivilegeEscalation: false }),
     ...user,
     capabilities: { drop: ['ALL'], ...user.capabilities },
   };

@@ -20,6 +20,7 @@ function errorsOf(result: ValidationResult): string[] {
 }
 
 const VALID = { valid: true };
+const PORT_NAME = '^([0-9]+-)*[0-9]*[a-z][a-z0-9]*(-[a-z0-9]+)*$';
 
 describe('validators accept valid objects', () => {
   it('of each kind, with and without status', () => {
@@ -223,6 +224,26 @@ describe('validators reject invalid objects with readable messages', () => {
         'spec.volumes[0].size: must match pattern "^(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$"',
         'spec.volumes[0].mountPath: must match pattern "^/"',
         'spec.volumes[1].name: must match pattern "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"',
+      ],
+    ],
+    [
+      'a Machine whose port and probe port names core/v1 refuses: no letter, a double hyphen, a trailing hyphen',
+      () =>
+        validateMachine(
+          edited(machine(), {
+            'spec.ports': [
+              { name: '5432', containerPort: 5432 },
+              { name: 'pg--admin', containerPort: 5433 },
+            ],
+            'spec.readinessProbe': { tcpSocket: { port: '8080' } },
+            'spec.livenessProbe': { httpGet: { port: 'metrics-' } },
+          }),
+        ),
+      [
+        `spec.ports[0].name: must match pattern "${PORT_NAME}"`,
+        `spec.ports[1].name: must match pattern "${PORT_NAME}"`,
+        `spec.readinessProbe.tcpSocket.port: must match pattern "${PORT_NAME}"`,
+        `spec.livenessProbe.httpGet.port: must match pattern "${PORT_NAME}"`,
       ],
     ],
     [

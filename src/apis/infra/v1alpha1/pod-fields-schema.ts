@@ -45,8 +45,12 @@ const quantitySchema: JsonSchemaProps = {
     '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
 };
 
-/** An IANA service name (at most 15 characters, a letter among them), as a port's name. */
-const PORT_NAME_PATTERN = '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$';
+/**
+ * An IANA service name, as a port's name, as core/v1 checks it (IsValidPortName): lower-case letters
+ * and digits, hyphens only single and inside, at least one letter ("8080" as a string is refused),
+ * at most 15 characters (maxLength). Groups of digits, then the first group with a letter, then any.
+ */
+const PORT_NAME_PATTERN = '^([0-9]+-)*[0-9]*[a-z][a-z0-9]*(-[a-z0-9]+)*$';
 const portNameSchema: JsonSchemaProps = str(15, { minLength: 1, pattern: PORT_NAME_PATTERN });
 
 /** A port number or the name of a container port. */

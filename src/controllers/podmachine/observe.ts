@@ -75,6 +75,24 @@ export function podUnreadiness(podMachine: PodMachine, pod: V1Pod): string {
   return parts.join('; ');
 }
 
+/** Waiting reasons of a container on its way to running: no news. */
+const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
+
+/**
+ * Why a Pending pod does not run yet, when its status says: its container waiting for a reason
+ * other than being created (a missing Secret or key: CreateContainerConfigError; an image that
+ * cannot be pulled: ErrImagePull, ImagePullBackOff), else the scheduler's PodScheduled=False.
+ */
+export function podPendingReason(pod: V1Pod): string | undefined {
+  const waiting = pod.status?.containerStatuses?.find((c) => c.name === MACHINE_CONTAINER)?.state?.waiting;
+  if (waiting?.reason && !STARTING.has(waiting.reason)) {
+    return `container ${MACHINE_CONTAINER} is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}`;
+  }
+  const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (!unscheduled) return undefined;
+  return `not scheduled: ${unscheduled.message ?? unscheduled.reason ?? 'no reason given'}`;
+}
+
 /** The pod's IPs, as the contract's addresses (type InternalIP), in the order the pod lists them. */
 export function podAddresses(pod: V1Pod): InfrastructureAddress[] {
   const ips = pod.status?.podIPs?.map((p) => p.ip).filter((ip): ip is string => Boolean(ip)) ?? [];
@@ -97,6 +115,7 @@ export function observePod(podMachine: PodMachine, pod: V1Pod | undefined): PodO
   }
   const phase = pod.status?.phase ?? 'Pending';
   const ready = isPodReady(pod);
+  const pending = phase === 'Pending' ? podPendingReason(pod) : undefined;
   return {
     name,
     exists: true,
@@ -104,6 +123,7 @@ export function observePod(podMachine: PodMachine, pod: V1Pod | undefined): PodO
     phase,
     ready,
     ...(phase === 'Running' && !ready ? { unready: podUnreadiness(podMachine, pod) } : {}),
+    ...(pending !== undefined ? { pending } : {}),
     addresses: podAddresses(pod),
     ...(phase === 'Failed' || phase === 'Succeeded' ? { failure: podFailure(pod) } : {}),
   };

@@ -36,6 +36,8 @@ export interface PodObservation {
   ready: boolean;
   /** Why a Running pod is not Ready: its container's state, the probe it has not passed. */
   unready?: string;
+  /** Why a Pending pod does not run yet, when its status says (a missing Secret, an image, the scheduler). */
+  pending?: string;
   /** The pod's IPs (InternalIP); empty while it has none. */
   addresses: InfrastructureAddress[];
   /** Why the pod failed, when its phase is Failed or Succeeded. */
@@ -197,7 +199,11 @@ function readyVerdict(obs: PodMachineObservations, volumes: Verdict): Verdict {
     };
   }
   if (pod.phase !== 'Running') {
-    return { status: 'False', reason: 'PodPending', message: `pod ${pod.name} is ${pod.phase ?? 'Pending'}` };
+    return {
+      status: 'False',
+      reason: 'PodPending',
+      message: `pod ${pod.name} is ${pod.phase ?? 'Pending'}${pod.pending ? `: ${pod.pending}` : ''}`,
+    };
   }
   if (!pod.ready) {
     return {

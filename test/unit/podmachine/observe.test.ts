@@ -55,6 +55,37 @@ describe('observePod: why a running pod is not Ready', () => {
   });
 });
 
+describe('observePod: why a Pending pod does not run', () => {
+  const pending = (pm: ReturnType<typeof podMachine>, container: Partial<V1ContainerStatus>): V1Pod => {
+    const pod = running(pm, container);
+    pod.status!.phase = 'Pending';
+    return pod;
+  };
+
+  it('names the container waiting on a missing Secret or an image', () => {
+    const pm = podMachine();
+    const noSecret = pending(pm, {
+      state: { waiting: { reason: 'CreateContainerConfigError', message: 'secret "db" not found' } },
+    });
+    assert.equal(
+      observePod(pm, noSecret).pending,
+      'container machine is waiting: CreateContainerConfigError (secret "db" not found)',
+    );
+  });
+
+  it("else the scheduler's reason; nothing while the container is only being created", () => {
+    const pm = podMachine();
+    const unscheduled = pending(pm, {});
+    unscheduled.status!.containerStatuses = [];
+    unscheduled.status!.conditions = [
+      { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available' },
+    ];
+    assert.equal(observePod(pm, unscheduled).pending, 'not scheduled: 0/3 nodes are available');
+    const creating = pending(pm, { state: { waiting: { reason: 'ContainerCreating' } } });
+    assert.equal(observePod(pm, creating).pending, undefined);
+  });
+});
+
 describe('describeProbe', () => {
   it('names each handler', () => {
     assert.equal(

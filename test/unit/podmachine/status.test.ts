@@ -44,6 +44,21 @@ function obs(overrides: Partial<PodMachineObservations> = {}): PodMachineObserva
 const ready = (o: PodMachineObservations) =>
   computePodMachineStatus(undefined, o, NOW).conditions?.find((c) => c.type === 'Ready');
 
+describe('Ready of a Pending pod', () => {
+  it('says why the pod does not run, when its status says', () => {
+    const waiting = 'container machine is waiting: CreateContainerConfigError (secret "db" not found)';
+    const pending = { ...runningPod, phase: 'Pending', ready: false };
+    assert.deepEqual(
+      [
+        ready(obs({ pod: { ...pending, pending: waiting } }))?.reason,
+        ready(obs({ pod: { ...pending, pending: waiting } }))?.message,
+      ],
+      ['PodPending', `pod web is Pending: ${waiting}`],
+    );
+    assert.equal(ready(obs({ pod: pending }))?.message, 'pod web is Pending');
+  });
+});
+
 describe('podMachinePhase', () => {
   it('goes Pending -> Provisioning -> Running', () => {
     const pendingClaim = { ...bound('data'), claimPhase: 'Pending' };

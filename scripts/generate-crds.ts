@@ -65,24 +65,33 @@ function leftoverFiles(expected: Record<string, string>, root: string): string[]
   return leftovers;
 }
 
+/** Paths of `expected` whose file under `root` is missing or has other content. */
+export function changedFiles(expected: Record<string, string>, root: string): string[] {
+  return Object.entries(expected)
+    .filter(([path, content]) => readIfExists(join(root, path)) !== content)
+    .map(([path]) => path);
+}
+
+/** Writes the files of `expected` under `root` whose content differs. */
+export function writeChangedFiles(expected: Record<string, string>, root: string): void {
+  for (const path of changedFiles(expected, root)) {
+    const absolutePath = join(root, path);
+    mkdirSync(dirname(absolutePath), { recursive: true });
+    writeFileSync(absolutePath, expected[path] ?? '');
+  }
+}
+
 /** Paths under `root` whose content differs from `expected`, missing ones, and leftovers. */
 export function findStaleFiles(
   expected: Record<string, string> = renderCrdFiles(),
   root = repoRoot,
 ): string[] {
-  const stale = Object.entries(expected)
-    .filter(([path, content]) => readIfExists(join(root, path)) !== content)
-    .map(([path]) => path);
-  return [...stale, ...leftoverFiles(expected, root)].sort();
+  return [...changedFiles(expected, root), ...leftoverFiles(expected, root)].sort();
 }
 
 /** Writes `expected` under `root` and removes generated files it no longer contains. */
 export function writeCrdFiles(expected: Record<string, string> = renderCrdFiles(), root = repoRoot): void {
-  for (const [path, content] of Object.entries(expected)) {
-    const absolutePath = join(root, path);
-    mkdirSync(dirname(absolutePath), { recursive: true });
-    if (readIfExists(absolutePath) !== content) writeFileSync(absolutePath, content);
-  }
+  writeChangedFiles(expected, root);
   for (const path of leftoverFiles(expected, root)) rmSync(join(root, path));
 }
 

@@ -3,13 +3,14 @@ import type { CacheOptions } from '../runtime/cache/informer-cache.ts';
 import { keepFields, StringPool } from '../runtime/cache/keep-fields.ts';
 import { CoreTypes, resourceId } from '../runtime/client/resource.ts';
 import type { Manager, ManagerOptions } from '../runtime/manager/manager.ts';
-import { registerBasicDeploymentController } from './basicdeployment/index.ts';
-import { registerBasicReplicaSetController } from './basicreplicaset/index.ts';
+import { basicDeploymentDeclaration } from './basicdeployment/declaration.ts';
+import { basicReplicaSetDeclaration } from './basicreplicaset/declaration.ts';
 import { CLAIM_FIELDS, JOB_FIELDS, podTransform } from './cache-transforms.ts';
+import type { ControllerDeclaration } from './declaration.ts';
 import type { OperatorOptions } from './flags.ts';
-import { registerMachineController } from './machine/index.ts';
-import { registerPodMachineController } from './podmachine/index.ts';
-import { registerVolumeBackupController } from './volumebackup/index.ts';
+import { machineDeclaration } from './machine/declaration.ts';
+import { podMachineDeclaration } from './podmachine/declaration.ts';
+import { machineBackupDeclaration, volumeBackupDeclaration } from './volumebackup/declaration.ts';
 
 const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 
@@ -46,15 +47,20 @@ export const operatorManagerOptions: ManagerOptions = {
   events: { reportingController: MANAGED_BY_VALUE, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE } },
 };
 
+/**
+ * Every controller of the operator, in the order they are registered. `npm run generate` writes the
+ * operator's RBAC and `kubectl basic`'s kinds from this list (scripts/generate-controllers.ts).
+ */
+export const CONTROLLERS: readonly ControllerDeclaration[] = [
+  basicDeploymentDeclaration,
+  basicReplicaSetDeclaration,
+  machineDeclaration,
+  podMachineDeclaration,
+  machineBackupDeclaration,
+  volumeBackupDeclaration,
+];
+
 /** Registers every controller of the operator with the manager. */
 export function registerControllers(manager: Manager, options: OperatorOptions): void {
-  registerBasicDeploymentController(manager);
-  registerBasicReplicaSetController(manager);
-  registerMachineController(manager);
-  // The restore Jobs are the PodMachine's: it gets their image and deadline.
-  registerPodMachineController(manager, {
-    backupJobImage: options.backupJobImage,
-    volumeCopyDeadlineMs: options.volumeCopyDeadlineMs,
-  });
-  registerVolumeBackupController(manager, options);
+  for (const controller of CONTROLLERS) controller.register(manager, options);
 }

@@ -107,60 +107,6 @@ so the chart can reject inconsistent leader-election timings before the pods cra
 {{- end }}
 {{- end }}
 
-{{/* The ClusterRole's rules: exactly what the controllers call. Keep config/rbac/role.yaml in sync. */}}
-{{- define "basic-operator.managerRules" -}}
-- apiGroups: ["apps.basicoperator.dev"]
-  resources: ["basicdeployments", "basicreplicasets"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-- apiGroups: ["apps.basicoperator.dev"]
-  resources: ["basicdeployments/status", "basicreplicasets/status"]
-  verbs: ["get", "update", "patch"]
-- apiGroups: ["apps.basicoperator.dev"]
-  resources: ["basicdeployments/finalizers", "basicreplicasets/finalizers"]
-  verbs: ["update"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["machines", "volumebackups"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["machines/status", "volumebackups/status"]
-  verbs: ["get", "update", "patch"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["machines/finalizers", "volumebackups/finalizers"]
-  verbs: ["update"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["podmachines"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["podmachines/status"]
-  verbs: ["get", "update", "patch"]
-- apiGroups: ["infra.basicoperator.dev"]
-  resources: ["podmachines/finalizers"]
-  verbs: ["update"]
-- apiGroups: ["apiextensions.k8s.io"]
-  resources: ["customresourcedefinitions"]
-  verbs: ["get", "list", "watch"]
-- apiGroups: [""]
-  resources: ["pods", "persistentvolumeclaims"]
-  verbs: ["get", "list", "watch", "create", "delete", "patch"]
-- apiGroups: ["batch"]
-  resources: ["jobs"]
-  verbs: ["get", "list", "watch", "create", "delete", "patch"]
-- apiGroups: ["events.k8s.io"]
-  resources: ["events"]
-  verbs: ["create", "patch", "get", "list", "watch"]
-{{ include "basic-operator.metricsAuthRules" . }}
-{{- end }}
-
-{{/* Who may read /metrics: each scrape's token and permission, asked of the API server. */}}
-{{- define "basic-operator.metricsAuthRules" -}}
-- apiGroups: ["authentication.k8s.io"]
-  resources: ["tokenreviews"]
-  verbs: ["create"]
-- apiGroups: ["authorization.k8s.io"]
-  resources: ["subjectaccessreviews"]
-  verbs: ["create"]
-{{- end }}
-
 {{/* concurrency.<controller> values as the operator's --concurrency flag: "machine=2,volumebackup=1". */}}
 {{- define "basic-operator.concurrencyFlag" -}}
 {{- $pairs := list }}

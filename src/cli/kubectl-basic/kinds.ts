@@ -1,15 +1,10 @@
-// The kinds `kubectl basic` starts from, and the names a user may type for each.
-import {
-  BASIC_DEPLOYMENT,
-  BASIC_REPLICA_SET,
-  MACHINE,
-  POD_MACHINE,
-  VOLUME_BACKUP,
-} from '../../apis/index.ts';
+// The kinds `kubectl basic` starts from (root-kinds.ts, generated from the controllers' declarations),
+// and the names a user may type for each.
 import type { Unstructured } from '../../runtime/client/object.ts';
 import type { ResourceType } from '../../runtime/client/resource.ts';
+import { ROOT_RESOURCES, type RootKind } from './root-kinds.ts';
 
-export type RootKind = 'BasicDeployment' | 'BasicReplicaSet' | 'Machine' | 'PodMachine' | 'VolumeBackup';
+export type { RootKind };
 
 interface NamedResource {
   readonly group: string;
@@ -21,13 +16,7 @@ interface NamedResource {
   readonly namespaced: boolean;
 }
 
-const ROOTS: readonly NamedResource[] = [
-  BASIC_DEPLOYMENT,
-  BASIC_REPLICA_SET,
-  MACHINE,
-  POD_MACHINE,
-  VOLUME_BACKUP,
-];
+const ROOTS: readonly NamedResource[] = ROOT_RESOURCES;
 
 /** The resource of a root kind, read unstructured. */
 export function rootResource(kind: RootKind): ResourceType<Unstructured> {

@@ -31,7 +31,9 @@ export interface VolumeBackupOptions {
 /**
  * Both halves of the VolumeBackup controller: `machine-backup`, a second controller on Machines that
  * holds the finalizer and records a VolumeBackup when a Machine is deleted, and `volumebackup`, which
- * carries each VolumeBackup out. They talk only through the VolumeBackup's spec and status.
+ * carries each VolumeBackup out. They talk only through the VolumeBackup's spec and status. The
+ * operator registers each from its declaration (declaration.ts); tests register the pair with this.
+ * @internal
  */
 export function registerVolumeBackupController(manager: Manager, options: VolumeBackupOptions): void {
   registerMachineBackupController(manager);

@@ -1,0 +1,44 @@
+import { POD_MACHINE } from '../../apis/index.ts';
+import { CoreTypes } from '../../runtime/client/resource.ts';
+import { type ControllerDeclaration, EVENTS_RULE } from '../declaration.ts';
+import { CONTROLLER_NAME, registerPodMachineController } from './index.ts';
+
+export const podMachineDeclaration: ControllerDeclaration = {
+  name: CONTROLLER_NAME,
+  reconciles: POD_MACHINE,
+  owns: [CoreTypes.PersistentVolumeClaim, CoreTypes.Pod, CoreTypes.Job],
+  rules: [
+    {
+      apiGroups: ['infra.basicoperator.dev'],
+      resources: ['podmachines'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    },
+    {
+      apiGroups: ['infra.basicoperator.dev'],
+      resources: ['podmachines/status'],
+      verbs: ['get', 'update', 'patch'],
+    },
+    // Owner references with blockOwnerDeletion need update on the owner's finalizers.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['podmachines/finalizers'], verbs: ['update'] },
+    // The VolumeBackups its volumes restore from: read only.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['get', 'list', 'watch'] },
+    {
+      apiGroups: [''],
+      resources: ['pods', 'persistentvolumeclaims'],
+      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'],
+    },
+    // Restore Jobs.
+    {
+      apiGroups: ['batch'],
+      resources: ['jobs'],
+      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'],
+    },
+    EVENTS_RULE,
+  ],
+  // The restore Jobs are the PodMachine's: it gets their image and deadline.
+  register: (manager, options) =>
+    registerPodMachineController(manager, {
+      backupJobImage: options.backupJobImage,
+      volumeCopyDeadlineMs: options.volumeCopyDeadlineMs,
+    }),
+};

@@ -364,6 +364,7 @@ describe('a Machine under Pod Security restricted: its pod fields, its defaults,
       runAsUser: 65532,
       runAsGroup: 65532,
       fsGroup: 65532,
+      fsGroupChangePolicy: 'OnRootMismatch',
       seccompProfile: { type: 'RuntimeDefault' },
     });
     assert.deepEqual(spec?.containers[0]?.securityContext, {

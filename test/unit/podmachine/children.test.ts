@@ -112,6 +112,7 @@ describe('desiredPod: the pod fields and the restricted defaults', () => {
     runAsUser: 65532,
     runAsGroup: 65532,
     fsGroup: 65532,
+    fsGroupChangePolicy: 'OnRootMismatch',
     seccompProfile: { type: 'RuntimeDefault' },
   };
   const RESTRICTED_CONTAINER = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };

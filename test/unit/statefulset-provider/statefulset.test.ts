@@ -91,6 +91,7 @@ describe("the pod template: a PodMachine's pod fields, restricted by default", (
       runAsUser: 65532,
       runAsGroup: 65532,
       fsGroup: 65532,
+      fsGroupChangePolicy: 'OnRootMismatch',
       seccompProfile: { type: 'RuntimeDefault' },
     });
     assert.deepEqual(spec.containers[0]?.securityContext, {
@@ -143,6 +144,7 @@ describe("the pod template: a PodMachine's pod fields, restricted by default", (
       runAsUser: 999,
       runAsGroup: 999,
       fsGroup: 999,
+      fsGroupChangePolicy: 'OnRootMismatch',
       seccompProfile: { type: 'RuntimeDefault' },
     });
     assert.equal(spec?.serviceAccountName, 'db');

@@ -269,7 +269,7 @@ const securityContextSchema: JsonSchemaProps = {
 const podSecurityContextSchema: JsonSchemaProps = {
   type: 'object',
   description:
-    "The pod's security context (core/v1 PodSecurityContext), merged field by field over the restricted defaults: runAsNonRoot true, runAsUser, runAsGroup and fsGroup 65532, seccompProfile RuntimeDefault.",
+    "The pod's security context (core/v1 PodSecurityContext), merged field by field over the restricted defaults: runAsNonRoot true, runAsUser, runAsGroup and fsGroup 65532, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault.",
   properties: {
     ...userFields,
     fsGroup: unixId,

@@ -73,7 +73,7 @@ function asksForRoot(fields: MachinePodFields): boolean {
 /**
  * The pod's security context: the user's podSecurityContext merged field by field over the
  * defaults that pass Pod Security `restricted` (runAsNonRoot, runAsUser, runAsGroup and fsGroup
- * DEFAULT_MACHINE_USER, seccompProfile RuntimeDefault). runAsNonRoot is not defaulted when the pod
+ * DEFAULT_MACHINE_USER, fsGroupChangePolicy OnRootMismatch, seccompProfile RuntimeDefault). runAsNonRoot is not defaulted when the pod
  * or container asks for uid 0: the kubelet would refuse to start such a container.
  */
 export function machinePodSecurityContext(fields: MachinePodFields): V1PodSecurityContext {
@@ -82,6 +82,9 @@ export function machinePodSecurityContext(fields: MachinePodFields): V1PodSecuri
     runAsUser: DEFAULT_MACHINE_USER,
     runAsGroup: DEFAULT_MACHINE_USER,
     fsGroup: DEFAULT_MACHINE_USER,
+    // The kubelet's default (Always) re-applies the fsGroup recursively on every mount where it
+    // manages ownership, making a 0700 directory 2770: PostgreSQL then refuses its data directory.
+    fsGroupChangePolicy: 'OnRootMismatch',
     seccompProfile: { type: 'RuntimeDefault' },
     ...structuredClone(fields.podSecurityContext ?? {}),
   };

@@ -161,7 +161,20 @@ export const RULES = {
     rule: "self.type == 'Localhost' ? has(self.localhostProfile) && size(self.localhostProfile) > 0 : !has(self.localhostProfile)",
     message: 'localhostProfile is required with type Localhost and must not be set with any other type',
   },
-  // On each toleration.
+  // On readinessProbe, as core/v1 validates it.
+  readinessProbeNoTerminationGrace: {
+    rule: '!has(self.terminationGracePeriodSeconds)',
+    message: 'terminationGracePeriodSeconds is not allowed on a readiness probe',
+  },
+  // On each toleration, as core/v1 validates it.
+  tolerationEmptyKeyNeedsExists: {
+    rule: "(has(self.key) && size(self.key) > 0) || (has(self.operator) && self.operator == 'Exists')",
+    message: 'a toleration with an empty key must use operator Exists (it then tolerates every taint)',
+  },
+  tolerationSecondsOnlyNoExecute: {
+    rule: "!has(self.tolerationSeconds) || (has(self.effect) && self.effect == 'NoExecute')",
+    message: 'tolerationSeconds is allowed only with effect NoExecute',
+  },
   tolerationExistsHasNoValue: {
     rule: "!has(self.operator) || self.operator != 'Exists' || !has(self.value) || size(self.value) == 0",
     message: 'a toleration with operator Exists must not set a value',

@@ -227,6 +227,23 @@ describe('the pod fields of Machine and PodMachine: schema and CEL', () => {
       expect: [/spec\.tolerations\[0\]\.effect: Unsupported value: "Never"/],
     },
     {
+      what: 'a toleration with an empty key and operator Equal',
+      fields: { tolerations: [{ operator: 'Equal', value: 'v' }] },
+      expect: [/spec\.tolerations\[0\]/, /a toleration with an empty key must use operator Exists/],
+    },
+    {
+      what: 'tolerationSeconds with an effect other than NoExecute',
+      fields: {
+        tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 30 }],
+      },
+      expect: [/spec\.tolerations\[0\]/, /tolerationSeconds is allowed only with effect NoExecute/],
+    },
+    {
+      what: 'terminationGracePeriodSeconds on a readiness probe',
+      fields: { readinessProbe: { tcpSocket: { port: 5432 }, terminationGracePeriodSeconds: 10 } },
+      expect: [/spec\.readinessProbe/, /terminationGracePeriodSeconds is not allowed on a readiness probe/],
+    },
+    {
       what: 'a node affinity Gt with a value that is not an integer',
       fields: {
         affinity: {

@@ -304,7 +304,11 @@ const tolerationSchema: JsonSchemaProps = {
       description: 'NoExecute only: how long the pod stays bound after the taint.',
     },
   },
-  'x-kubernetes-validations': [RULES.tolerationExistsHasNoValue],
+  'x-kubernetes-validations': [
+    RULES.tolerationExistsHasNoValue,
+    RULES.tolerationEmptyKeyNeedsExists,
+    RULES.tolerationSecondsOnlyNoExecute,
+  ],
 };
 
 // Affinity: core/v1's shape in full (not preserve-unknown-fields), so CEL sees every field and the
@@ -430,7 +434,10 @@ export const podFieldsSchema: Record<(typeof MACHINE_POD_FIELDS)[number], JsonSc
     description: 'Ports the container listens on (informational, and names for probes).',
     'x-kubernetes-validations': [RULES.portNamesUnique],
   }),
-  readinessProbe: probeSchema("The Machine's Ready follows the pod's readiness, and so this probe."),
+  readinessProbe: probeSchema("The Machine's Ready follows the pod's readiness, and so this probe.", [
+    RULES.probeExactlyOneHandler,
+    RULES.readinessProbeNoTerminationGrace,
+  ]),
   livenessProbe: probeSchema('The container is restarted when it fails.', [
     RULES.probeExactlyOneHandler,
     RULES.probeSuccessThresholdOne,

@@ -23,16 +23,23 @@ export interface ControllerDeclaration {
   readonly reconciles: ResourceType;
   /** The kinds of the children it controls (the builder's `owns`). */
   readonly owns: readonly ResourceType[];
-  /** Every call it makes to the API server, its Events included. */
+  /**
+   * Every call it makes to the API server, its Events included, and nothing more: a status is
+   * written by patch only (runtime/write/status-strategy.ts), so `<kind>/status` needs `patch` alone.
+   * `npm test` holds this against the API server's audit log (docs/install.md).
+   */
   readonly rules: readonly PolicyRule[];
   readonly register: (manager: Manager, options: OperatorOptions) => void;
 }
 
-/** The runtime's Event recorder (`manager.eventsFor`), which every controller reports with. */
+/**
+ * The runtime's Event recorder (`manager.eventsFor`), which every controller reports with: it creates
+ * an Event, then patches its count as the same Event repeats; it never reads them back.
+ */
 export const EVENTS_RULE: PolicyRule = {
   apiGroups: ['events.k8s.io'],
   resources: ['events'],
-  verbs: ['create', 'patch', 'get', 'list', 'watch'],
+  verbs: ['create', 'patch'],
 };
 
 /**

@@ -7,15 +7,22 @@ export const basicDeploymentDeclaration: ControllerDeclaration = {
   reconciles: BASIC_DEPLOYMENT,
   owns: [BASIC_REPLICA_SET],
   rules: [
+    // Its own kind is read, and patched with the revision it rolled out; users create and delete it.
     {
       apiGroups: ['apps.basicoperator.dev'],
-      resources: ['basicdeployments', 'basicreplicasets'],
+      resources: ['basicdeployments'],
+      verbs: ['get', 'list', 'watch', 'patch'],
+    },
+    // Its sets: created, adopted and released (patch), scaled (update, guarded by resourceVersion), deleted.
+    {
+      apiGroups: ['apps.basicoperator.dev'],
+      resources: ['basicreplicasets'],
       verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
     },
     {
       apiGroups: ['apps.basicoperator.dev'],
       resources: ['basicdeployments/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['apps.basicoperator.dev'], resources: ['basicdeployments/finalizers'], verbs: ['update'] },

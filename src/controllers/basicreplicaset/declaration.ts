@@ -11,12 +11,12 @@ export const basicReplicaSetDeclaration: ControllerDeclaration = {
     {
       apiGroups: ['apps.basicoperator.dev'],
       resources: ['basicreplicasets'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      verbs: ['get', 'list', 'watch'],
     },
     {
       apiGroups: ['apps.basicoperator.dev'],
       resources: ['basicreplicasets/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['apps.basicoperator.dev'], resources: ['basicreplicasets/finalizers'], verbs: ['update'] },

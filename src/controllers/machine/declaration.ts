@@ -11,15 +11,16 @@ export const machineDeclaration: ControllerDeclaration = {
   reconciles: MACHINE,
   owns: [POD_MACHINE],
   rules: [
+    // Its finalizer is added and removed by patch; users create and delete Machines.
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['machines'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      verbs: ['get', 'list', 'watch', 'patch'],
     },
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['machines/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['machines/finalizers'], verbs: ['update'] },

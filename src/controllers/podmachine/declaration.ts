@@ -8,24 +8,23 @@ export const podMachineDeclaration: ControllerDeclaration = {
   reconciles: POD_MACHINE,
   owns: [CoreTypes.PersistentVolumeClaim, CoreTypes.Pod, CoreTypes.Job],
   rules: [
-    {
-      apiGroups: ['infra.basicoperator.dev'],
-      resources: ['podmachines'],
-      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-    },
+    // The Machine controller creates, stops and deletes PodMachines; this one writes their status only.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['podmachines'], verbs: ['get', 'list', 'watch'] },
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['podmachines/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['podmachines/finalizers'], verbs: ['update'] },
     // The VolumeBackups its volumes restore from: read only.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
+    // Its claims are kept when it stops; the garbage collector deletes them with it.
     {
       apiGroups: [''],
-      resources: ['pods', 'persistentvolumeclaims'],
-      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'],
+      resources: ['persistentvolumeclaims'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch'],
     },
     // Restore Jobs.
     {

@@ -19,18 +19,19 @@ export const machineBackupDeclaration: ControllerDeclaration = {
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['machines'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      verbs: ['get', 'list', 'watch', 'patch'],
     },
     // Its own condition, applied beside the Machine controller's.
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['machines/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
+    // It records a VolumeBackup; the VolumeBackup controller carries it out, users delete it.
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['volumebackups'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      verbs: ['get', 'list', 'watch', 'create'],
     },
     EVENTS_RULE,
   ],
@@ -43,25 +44,24 @@ export const volumeBackupDeclaration: ControllerDeclaration = {
   reconciles: VOLUME_BACKUP,
   owns: [CoreTypes.PersistentVolumeClaim, CoreTypes.Job],
   rules: [
-    {
-      apiGroups: ['infra.basicoperator.dev'],
-      resources: ['volumebackups'],
-      verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-    },
+    // Read only: it writes their status, never their spec or metadata.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['get', 'list', 'watch'] },
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['volumebackups/status'],
-      verbs: ['get', 'update', 'patch'],
+      verbs: ['patch'],
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups/finalizers'], verbs: ['update'] },
     // A Machine being let go without a backup: read only.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['machines'], verbs: ['get', 'list', 'watch'] },
-    // Its copy Jobs' pods are read, and deleted once their copy is recorded; the claims are the backups'.
+    // Its copy Jobs' pods are read, and deleted once their copy is recorded.
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
+    // The backup claims: created, owned, finalized (patch); the garbage collector deletes them.
     {
       apiGroups: [''],
-      resources: ['pods', 'persistentvolumeclaims'],
-      verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'],
+      resources: ['persistentvolumeclaims'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch'],
     },
     {
       apiGroups: ['batch'],
@@ -69,6 +69,8 @@ export const volumeBackupDeclaration: ControllerDeclaration = {
       verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'],
     },
     EVENTS_RULE,
+    // The Job controller's FailedCreate Events, read for a better message when a copy never starts.
+    { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list'] },
   ],
   register: (manager, options) => registerVolumeBackupJobsController(manager, options),
 };

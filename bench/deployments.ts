@@ -7,15 +7,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Agent, request } from 'undici';
 import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
-import { commandLine, restartComponent } from '../e2e/providers/local/components.ts';
-import {
-  CLUSTER_NAME,
-  clusterDir,
-  KCM_BURST,
-  KCM_QPS,
-  KCM_WORKERS,
-  LocalProvider,
-} from '../e2e/providers/local/index.ts';
+import { KIND_CLUSTER, KindProvider } from '../e2e/providers/kind/index.ts';
+import { commandLine, restartComponent, runningClusters } from '../e2e/providers/local/components.ts';
+import { LocalProvider } from '../e2e/providers/local/index.ts';
+import { CLUSTER_NAME, clusterDir } from '../e2e/providers/local/paths.ts';
 import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../src/apis/index.ts';
 import { Informer } from '../src/runtime/cache/informer.ts';
 import { isNotFound } from '../src/runtime/client/errors.ts';
@@ -59,8 +54,9 @@ const { values } = parseArgs({
   options: {
     deployments: { type: 'string', default: '100' },
     replicas: { type: 'string', default: '10' },
-    qps: { type: 'string', default: String(KCM_QPS) },
-    burst: { type: 'string', default: String(KCM_BURST) },
+    /** kube-controller-manager's client budget; by default read from its command line (see kcmSettings). */
+    qps: { type: 'string' },
+    burst: { type: 'string' },
     /**
      * kube-controller-manager gives each controller its own client and so its own limiter: the
      * deployment and replicaset controllers together may send 2 x qps. The operator shares one
@@ -114,24 +110,67 @@ const { values } = parseArgs({
     'node-flags': { type: 'string', default: '' },
     /** Write a V8 heap snapshot of the operator, taken with its live heap, to this file. */
     'heap-snapshot': { type: 'string' },
+    /** Measure even while the project's other clusters run beside the one measured (they skew the figures). */
+    'allow-others': { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
 const N = Number(values.deployments);
 const R = Number(values.replicas);
-const QPS = Number(values.qps);
-const BURST = Number(values.burst);
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const provider = selectProvider();
+const measuredLocal = provider instanceof LocalProvider ? provider.cluster : undefined;
+const others = [
+  ...runningClusters()
+    .filter((cluster) => cluster !== measuredLocal)
+    .map((cluster) => `local ${cluster}`),
+  ...(provider.name !== 'kind' && (await new KindProvider().running()) ? [`kind ${KIND_CLUSTER}`] : []),
+];
+if (others.length > 0) {
+  const running = `the project's other clusters are running beside the one measured: ${others.join(', ')}`;
+  if (!values['allow-others']) {
+    log(`${running}; stop them, or pass --allow-others to measure anyway`);
+    process.exit(2);
+  }
+  log(`${running} (--allow-others: their load skews the figures)`);
+}
+const info = await provider.up();
+
+/**
+ * kube-controller-manager's client budget (each of its controllers has its own) and its
+ * --concurrent-deployment-syncs and --concurrent-replicaset-syncs, as the measured cluster runs it:
+ * the operator gets the same, so the sides compare like with like. A flag the process was not given
+ * (or a kube-controller-manager this script cannot see, as kind's) has kube-controller-manager's default.
+ */
+function kcmSettings(): { qps: number; burst: number; workers: number } {
+  let args: string[] = [];
+  const pid = measuredLocal === undefined ? undefined : pidOf('kube-controller-manager');
+  try {
+    if (pid) args = commandLine(pid);
+  } catch {
+    // not running: the defaults
+  }
+  const flag = (name: string, fallback: number) =>
+    Number(args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback);
+  return {
+    qps: flag('kube-api-qps', 20),
+    burst: flag('kube-api-burst', 30),
+    workers: flag('concurrent-deployment-syncs', 5),
+  };
+}
+const KCM = kcmSettings();
+const QPS = Number(values.qps ?? KCM.qps);
+const BURST = Number(values.burst ?? KCM.burst);
+const KCM_WORKERS = KCM.workers;
 const TIMEOUT_MS = Number(values.timeout) * 1000;
 const OP_QPS = QPS * Number(values['operator-qps-factor']);
 const OP_BURST = BURST * Number(values['operator-qps-factor']);
 const LATENCY_CHANGES = Number(values['latency-changes']);
 const IDLE_SECONDS = Number(values['idle-seconds']);
 
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const provider = selectProvider();
-const info = await provider.up();
 const kc = new KubeConfig();
 kc.loadFromFile(info.kubeconfig);
 const client = new KubeClient(kc, { userAgent: 'basic-operator-bench' });
@@ -298,7 +337,7 @@ function watchReadiness<T extends KubeObject>(
 
 function pidOf(component: string): number | undefined {
   try {
-    return Number(readFileSync(join(clusterDir(), 'pids', `${component}.pid`), 'utf8').trim());
+    return Number(readFileSync(join(clusterDir(measuredLocal), 'pids', `${component}.pid`), 'utf8').trim());
   } catch {
     return undefined;
   }

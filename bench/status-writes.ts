@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { clusterDir } from '../e2e/providers/local/index.ts';
+import { clusterDir } from '../e2e/providers/local/paths.ts';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, type BasicReplicaSetStatus } from '../src/apis/index.ts';
 import { setCondition } from '../src/runtime/write/conditions.ts';
 import {

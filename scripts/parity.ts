@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { stopAllComponents } from '../e2e/providers/local/components.ts';
-import { CLUSTER_NAME, LocalProvider } from '../e2e/providers/local/index.ts';
+import { LocalProvider } from '../e2e/providers/local/index.ts';
+import { CLUSTER_NAME } from '../e2e/providers/local/paths.ts';
 import { parseKinds } from '../test/parity/generator.ts';
 import { OP_KINDS } from '../test/parity/model.ts';
 import { CHECKS } from '../test/parity/runner.ts';

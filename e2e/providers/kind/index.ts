@@ -192,6 +192,12 @@ export class KindProvider implements ClusterProvider {
     }
   }
 
+  /** The cluster's control-plane container is running. */
+  async running(): Promise<boolean> {
+    const { engine } = await detectEngine();
+    return engine !== undefined && (await this.controlPlaneNode(engine))?.running === true;
+  }
+
   /** The image ID and state of the cluster's control-plane container, or undefined without one. */
   private async controlPlaneNode(
     engine: ContainerEngine,

@@ -1,7 +1,7 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runOk } from '../exec.ts';
-import { CLUSTER_NAME, clusterDir, kwokWorkdir } from './index.ts';
+import { CLUSTER_NAME, clusterDir, kwokWorkdir } from './paths.ts';
 import { toolchainPaths } from './toolchain.ts';
 
 /**
@@ -106,6 +106,17 @@ export function stoppedComponents(cluster = CLUSTER_NAME): Component[] {
       return true;
     }
   });
+}
+
+/** The local clusters with at least one of their components running. */
+export function runningClusters(): string[] {
+  let clusters: string[];
+  try {
+    clusters = readdirSync(join(kwokWorkdir(), 'clusters'));
+  } catch {
+    return [];
+  }
+  return clusters.filter((cluster) => stoppedComponents(cluster).length < COMPONENTS.length);
 }
 
 /**

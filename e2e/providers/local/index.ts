@@ -12,18 +12,18 @@ import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { COMPONENTS, startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
 import { withFileLock } from './lock.ts';
+import { CLUSTER_NAME, clusterDir, kwokWorkdir, localKubeconfig } from './paths.ts';
 import { clusterPorts, takenPorts } from './ports.ts';
-import { cacheRoot, ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
+import { ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
-export const CLUSTER_NAME = 'basic-operator';
-/** kube-controller-manager's client budget; the operator gets the same in benchmarks. */
-export const KCM_QPS = 100;
-export const KCM_BURST = 150;
 /**
- * kube-controller-manager's --concurrent-deployment-syncs and --concurrent-replicaset-syncs: the
- * operator's default worker count, so the benchmark compares like with like.
+ * kube-controller-manager's client budget and its --concurrent-deployment-syncs and
+ * --concurrent-replicaset-syncs (the operator's default worker count); the benchmark reads them from
+ * the running process and gives the operator the same.
  */
-export const KCM_WORKERS = 20;
+const KCM_QPS = 100;
+const KCM_BURST = 150;
+const KCM_WORKERS = 20;
 /**
  * Pods kwok-controller moves through their stages (Running, Ready) at once; its default of 4 made
  * kwok, not the controllers, set the time until 1000 pods are Ready (it lagged creation by 5 s).
@@ -36,18 +36,6 @@ const NODE_LEASE_SECONDS = 20;
 
 function say(message: string): void {
   process.stderr.write(`[cluster:local] ${message}\n`);
-}
-
-export function kwokWorkdir(): string {
-  return join(cacheRoot(), 'kwok');
-}
-
-export function clusterDir(cluster = CLUSTER_NAME): string {
-  return join(kwokWorkdir(), 'clusters', cluster);
-}
-
-export function localKubeconfig(cluster = CLUSTER_NAME): string {
-  return join(cacheRoot(), cluster === CLUSTER_NAME ? 'kubeconfig' : `kubeconfig-${cluster}`);
 }
 
 /** Serializes one cluster's set-up across processes (test files may call up() at the same time). */

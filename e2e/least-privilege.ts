@@ -1,0 +1,137 @@
+/**
+ * The operator's RBAC held against what it asked the API server for: the requests of an audit log
+ * (audit.k8s.io/v1 Events) summed per (verb, group, resource[/subresource]), and compared with the
+ * rules of its roles. Pure; e2e/providers/local/audit.ts reads the log and the roles.
+ */
+
+/** The fields of an audit Event this reads (any audit level records them). */
+export interface AuditEvent {
+  stage?: string;
+  verb?: string;
+  userAgent?: string;
+  requestReceivedTimestamp?: string;
+  objectRef?: { apiGroup?: string; resource?: string; subresource?: string };
+  responseStatus?: { code?: number };
+}
+
+/** An RBAC PolicyRule as the role files have it (resourceNames narrow a rule; they do not widen it). */
+export interface RoleRule {
+  apiGroups?: readonly string[];
+  resources?: readonly string[];
+  verbs: readonly string[];
+}
+
+/**
+ * The User-Agents the operator's clients send (src/runtime/manager/manager.ts), in its own process and
+ * in the tests' in-process managers alike; the tests' own clients send `basic-operator-tests`.
+ */
+export const OPERATOR_USER_AGENTS: readonly string[] = ['basic-operator', 'basic-operator/events'];
+
+/** `verb group/resource[/subresource]`, the core group written `core`. */
+export type Permission = string;
+
+export function permission(verb: string, group: string, resource: string): Permission {
+  return `${verb} ${group || 'core'}/${resource}`;
+}
+
+export interface Use {
+  requests: number;
+  /** Answered 403: the role does not grant it. */
+  forbidden: number;
+}
+
+/**
+ * The operator's requests per permission. A request is counted once: at ResponseComplete, or, for a
+ * watch (which completes only when it ends), at ResponseStarted. Requests without an object (discovery,
+ * /version) need no RBAC rule and are left out.
+ */
+export function operatorUse(
+  events: Iterable<AuditEvent>,
+  into = new Map<Permission, Use>(),
+): Map<Permission, Use> {
+  for (const event of events) {
+    if (!OPERATOR_USER_AGENTS.includes(event.userAgent ?? '')) continue;
+    const { verb, objectRef } = event;
+    if (!verb || !objectRef?.resource) continue;
+    const counted = verb === 'watch' ? 'ResponseStarted' : 'ResponseComplete';
+    // A watch refused before it started has no ResponseStarted stage.
+    const refusedWatch =
+      verb === 'watch' && event.stage === 'ResponseComplete' && event.responseStatus?.code === 403;
+    if (event.stage !== counted && event.stage !== 'Panic' && !refusedWatch) continue;
+    const resource = objectRef.subresource
+      ? `${objectRef.resource}/${objectRef.subresource}`
+      : objectRef.resource;
+    const key = permission(verb, objectRef.apiGroup ?? '', resource);
+    const use = into.get(key) ?? { requests: 0, forbidden: 0 };
+    use.requests++;
+    if (event.responseStatus?.code === 403) use.forbidden++;
+    into.set(key, use);
+  }
+  return into;
+}
+
+/** Every permission the rules grant. */
+export function granted(rules: readonly RoleRule[]): Set<Permission> {
+  const out = new Set<Permission>();
+  for (const rule of rules) {
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        for (const verb of rule.verbs) out.add(permission(verb, group, resource));
+      }
+    }
+  }
+  return out;
+}
+
+/** Granted permissions no request shows, and why they are granted all the same. */
+export interface Allowance {
+  readonly permissions: RegExp;
+  readonly reason: string;
+}
+
+export interface Comparison {
+  /** Granted, never requested, and not allowed for. */
+  unused: Permission[];
+  /** Requested and refused (403): the role lacks it. */
+  undeclared: Permission[];
+  /** Distinct permissions requested, and requests in all. */
+  distinct: number;
+  requests: number;
+}
+
+/**
+ * The role against the requests. A permission the role grants counts as used when any request of the
+ * operator asked for it, whatever the answer; one it lacks shows as a 403 (where the operator ran with
+ * the role; the tests' in-process managers run as cluster admin and are never refused).
+ */
+export function compareWithRoles(
+  use: ReadonlyMap<Permission, Use>,
+  rules: readonly RoleRule[],
+  allowances: readonly Allowance[] = [],
+): Comparison {
+  const grants = granted(rules);
+  const unused = [...grants]
+    .filter((key) => !use.has(key) && !allowances.some((a) => a.permissions.test(key)))
+    .sort();
+  const undeclared = [...use]
+    .filter(([key, u]) => u.forbidden > 0 && !grants.has(key))
+    .map(([key]) => key)
+    .sort();
+  let requests = 0;
+  for (const u of use.values()) requests += u.requests;
+  return { unused, undeclared, distinct: use.size, requests };
+}
+
+/** What went wrong, one line per permission; empty when the role is exactly what was used. */
+export function comparisonProblems(comparison: Comparison): string[] {
+  return [
+    ...comparison.unused.map(
+      (key) =>
+        `${key}: granted, never requested by the operator; drop it from its declaration (src/controllers/*/declaration.ts) or allow for it with a reason (e2e/providers/local/audit.ts)`,
+    ),
+    ...comparison.undeclared.map(
+      (key) =>
+        `${key}: requested by the operator and refused (403); declare it beside the controller that calls it`,
+    ),
+  ];
+}

@@ -11,6 +11,8 @@ import { KIND_CLUSTER, KindProvider } from '../e2e/providers/kind/index.ts';
 import { commandLine, restartComponent, runningClusters } from '../e2e/providers/local/components.ts';
 import { LocalProvider } from '../e2e/providers/local/index.ts';
 import { CLUSTER_NAME, clusterDir } from '../e2e/providers/local/paths.ts';
+import { freePort, OperatorProcess, procStats } from '../e2e/support/operator-process.ts';
+import { waitFor } from '../e2e/support/wait.ts';
 import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../src/apis/index.ts';
 import { Informer } from '../src/runtime/cache/informer.ts';
 import { isNotFound } from '../src/runtime/client/errors.ts';
@@ -20,8 +22,6 @@ import { CoreTypes, type ResourceType } from '../src/runtime/client/resource.ts'
 import { rootLogger } from '../src/runtime/log.ts';
 import { TokenBucket } from '../src/runtime/queue/index.ts';
 import { imageNodeFlags } from '../test/support/image-node-flags.ts';
-import { freePort, OperatorProcess, procStats } from '../test/support/operator-process.ts';
-import { waitFor } from '../test/support/wait.ts';
 import { describeIdle, type IdleCost, idleCost } from './measure/idle.ts';
 import { type HeapAfterGc, heapAfterGc } from './measure/inspector.ts';
 import { describeHops, type ReactionLatency, reactionLatency } from './measure/latency.ts';

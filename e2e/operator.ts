@@ -4,13 +4,13 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kubernetes/client-node';
-import { httpGet } from '../test/support/http.ts';
-import { type Exit, freePort, OperatorProcess } from '../test/support/operator-process.ts';
 import { MetricsReader, metricsSecure, scrapeLocalPort, withPortForward } from './metrics-scrape.ts';
 import { type RunResult, run, runOk } from './providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from './providers/kind/index.ts';
 import type { ClusterInfo } from './providers/provider.ts';
 import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
+import { httpGet } from './support/http.ts';
+import { type Exit, freePort, OperatorProcess } from './support/operator-process.ts';
 
 /**
  * The operator of an installed release, as the end-to-end suites see it: on kind it is the chart's

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { httpGet } from '../../test/support/http.ts';
+import { httpGet } from '../../e2e/support/http.ts';
 
 /** Wall-clock time (ms since the epoch) at which a process of this machine started. */
 export function processStartedAt(pid: number): number {

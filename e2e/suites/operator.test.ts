@@ -22,12 +22,12 @@ import {
   MACHINE_BACKUP_CONTROLLER,
   VOLUME_BACKUP_CONTROLLER,
 } from '../../src/controllers/volumebackup/index.ts';
-import { find, parseMetrics } from '../../test/support/prometheus-text.ts';
-import { queueReading } from '../../test/support/queue-metrics.ts';
-import { waitFor } from '../../test/support/wait.ts';
 import { LocalOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
+import { find, parseMetrics } from '../support/prometheus-text.ts';
+import { queueReading } from '../support/queue-metrics.ts';
+import { waitFor } from '../support/wait.ts';
 import { e2eCluster } from './support/cluster.ts';
 import { ClusterTools } from './support/kube.ts';
 import { rbacDenials } from './support/logs.ts';

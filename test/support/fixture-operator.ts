@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { OperatorProcess } from '../../e2e/support/operator-process.ts';
 import { isNotFound } from '../../src/runtime/client/errors.ts';
 import type { KubeObject } from '../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../src/runtime/client/resource.ts';
@@ -8,7 +9,6 @@ import type { Predicate } from '../../src/runtime/controller/predicates.ts';
 import type { ReconcileContext, Request } from '../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
 import { runMain } from '../../src/runtime/manager/run.ts';
-import { OperatorProcess } from './operator-process.ts';
 
 /**
  * A stand-in operator for process-level tests (leader election, graceful shutdown): the same entry

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { CoreV1Event, V1Service } from '@kubernetes/client-node';
 import type { BasicDeployment } from '../../../src/apis/index.ts';
-import { sleep } from '../../../test/support/wait.ts';
+import { sleep } from '../../support/wait.ts';
 import {
   containerStatus,
   KIND_ONLY,

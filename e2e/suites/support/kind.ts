@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import type { CoreV1Event, V1Deployment, V1Lease, V1Pod } from '@kubernetes/client-node';
-import { waitFor } from '../../../test/support/wait.ts';
 import { InClusterOperator } from '../../operator.ts';
 import type { ClusterInfo } from '../../providers/provider.ts';
+import { waitFor } from '../../support/wait.ts';
 import { e2eCluster } from './cluster.ts';
 import { ClusterTools } from './kube.ts';
 import { HelmRelease, installCrds, type Manifest, operatorDeployment, type Values } from './release.ts';
@@ -38,7 +38,7 @@ export function seconds(ms: number): string {
 export class GiveUp extends Error {}
 
 /**
- * waitFor (test/support/wait.ts) with a readable failure: on a timeout, or when the check throws
+ * waitFor (e2e/support/wait.ts) with a readable failure: on a timeout, or when the check throws
  * GiveUp, the error carries what `diagnose` reports (object status, events, operator logs).
  */
 export async function waitUntil<T>(

@@ -4,6 +4,7 @@
 // it, readiness from the pod, and (unless broken) the deletion handshake.
 import type { V1CustomResourceDefinition, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   CONTRACT_LABEL,
   type InfrastructureVolume,
@@ -26,7 +27,6 @@ import { type Condition, setCondition } from '../../../src/runtime/write/conditi
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { testCluster, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
-import { waitFor } from '../../support/wait.ts';
 
 export const TEST_GROUP = 'contract-kit.test.basicoperator.dev';
 const TEST_VERSION = 'v1alpha1';

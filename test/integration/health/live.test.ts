@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
   BASIC_REPLICA_SET,
@@ -33,7 +34,6 @@ import {
 } from '../../support/health.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 import { createQuota, machine, prepareCluster, releaseMachines } from '../machine/helpers.ts';
 
 const RECORD = process.env.RECORD_HEALTH_FIXTURES === '1';

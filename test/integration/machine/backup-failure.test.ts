@@ -9,6 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { readQueue, waitForQueueSettled } from '../../../e2e/support/queue-metrics.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   SKIP_BACKUP_ANNOTATION,
@@ -18,8 +20,6 @@ import {
 import { MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { readQueue, waitForQueueSettled } from '../../support/queue-metrics.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,

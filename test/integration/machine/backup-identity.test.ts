@@ -4,6 +4,7 @@
 // PodMachine and its claims at once, with nothing copied.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   type Machine,
@@ -14,7 +15,6 @@ import {
 import { isInvalid } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   claims,

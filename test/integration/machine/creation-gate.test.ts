@@ -5,6 +5,8 @@
 // transient, and the Machine says what it waits for.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { readQueue, waitForQueue } from '../../../e2e/support/queue-metrics.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, MACHINE_FINALIZER, POD_MACHINE, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
 import { CONTROLLER_NAME, registerMachineController } from '../../../src/controllers/machine/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
@@ -12,9 +14,7 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { addFinalizer } from '../../../src/runtime/write/finalizers.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
-import { readQueue, waitForQueue } from '../../support/queue-metrics.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   claims,
   condition,

@@ -3,6 +3,7 @@
 // infra.basicoperator.dev/volume-backup), and hold the Machine, and its PodMachine, after ours go.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   MACHINE_FINALIZER,
@@ -11,7 +12,6 @@ import {
 } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { addFinalizer, removeFinalizer } from '../../../src/runtime/write/finalizers.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,

@@ -4,9 +4,9 @@
 // the Machine go (its provider object is gone already).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, SKIP_BACKUP_ANNOTATION, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   condition,

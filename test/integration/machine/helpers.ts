@@ -1,6 +1,7 @@
 // Shared pieces of the Machine and VolumeBackup integration tests.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   type Machine,
@@ -27,7 +28,6 @@ import { testCluster } from '../../support/cluster.ts';
 import { installCrds } from '../../support/crds.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 
 /**
  * Applies the CRDs (idempotent) and makes sure enough pre-provisioned volumes are free. The CRDs go

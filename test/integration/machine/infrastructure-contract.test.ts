@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   AGGREGATE_TO_MANAGER_LABEL,
   CONTRACT_LABEL,
@@ -26,7 +27,6 @@ import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { testClient, testCluster, testKubeConfig } from '../../support/cluster.ts';
 import { installCrds } from '../../support/crds.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { waitFor } from '../../support/wait.ts';
 import { condition, releaseMachines, waitForEvent, waitForGone, waitForMachine } from './helpers.ts';
 
 const RUN = randomBytes(3).toString('hex');

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   MACHINE_FINALIZER,
@@ -18,7 +19,6 @@ import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/na
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   claims,

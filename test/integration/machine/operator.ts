@@ -5,6 +5,7 @@
 // --controllers picks which of the four controllers run (default: all), so a test can stop a
 // deletion at an exact step: e.g. without `volumebackup` a VolumeBackup is recorded but never copied.
 import { fileURLToPath } from 'node:url';
+import { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { OPERATOR_FLAGS, type OperatorOptions, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
@@ -17,7 +18,6 @@ import { errorMessage } from '../../../src/runtime/log.ts';
 import { ConfigError } from '../../../src/runtime/manager/config.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import { runMain } from '../../../src/runtime/manager/run.ts';
-import { OperatorProcess } from '../../support/operator-process.ts';
 
 export const ALL_CONTROLLERS = ['machine', 'podmachine', 'machine-backup', 'volumebackup'] as const;
 export type ControllerName = (typeof ALL_CONTROLLERS)[number];

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
   MANAGED_BY_LABEL,
@@ -25,7 +26,6 @@ import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { labelNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   backups,
   claims,

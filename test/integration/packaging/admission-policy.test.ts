@@ -16,6 +16,7 @@ import type {
   V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../../src/apis/index.ts';
 import { ApiError, isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -26,7 +27,6 @@ import { installCrds } from '../../support/crds.ts';
 import { impersonatingClient } from '../../support/impersonation.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { tempDir } from '../../support/temp-dir.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   CONFIG_DIR,
   DEFAULT_RELEASE,

@@ -2,6 +2,7 @@
 // running in-process (and, for restores, the VolumeBackup controller's copy half), reads and waits.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { POD_MACHINE, type PodMachine, type PodMachineSpec } from '../../../src/apis/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
@@ -12,7 +13,6 @@ import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 
 export const PAUSE = 'registry.k8s.io/pause:3.10';
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   isViolation,
   POD_MACHINE,
@@ -22,7 +23,6 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { type OperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   claims,
   condition,

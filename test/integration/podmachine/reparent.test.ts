@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, type Machine, POD_MACHINE, type PodMachine } from '../../../src/apis/index.ts';
 import { desiredClaim, desiredPod } from '../../../src/controllers/podmachine/children.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -12,7 +13,6 @@ import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { type OperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 import { isReady, podMachine, startPodMachineSuite, waitForEvent, waitForPodMachine } from './helpers.ts';
 
 describe('PodMachine takes over the children of a Machine from before PodMachines', () => {

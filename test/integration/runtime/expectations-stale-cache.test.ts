@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { controllerRefOf, type KubeObject } from '../../../src/runtime/client/object.ts';
@@ -13,7 +14,6 @@ import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
 import { LaggingClient } from './lagging-client.ts';
 
 /**

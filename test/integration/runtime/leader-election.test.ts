@@ -2,6 +2,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { httpGet } from '../../../e2e/support/http.ts';
+import { MANAGER_LOG, type OperatorProcess } from '../../../e2e/support/operator-process.ts';
+import { parseMetrics, value } from '../../../e2e/support/prometheus-text.ts';
+import { readQueue } from '../../../e2e/support/queue-metrics.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
 import { KubeClient, type WriteOptions } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
@@ -15,13 +20,8 @@ import {
   MARKER_ANNOTATION,
   startFixture,
 } from '../../support/fixture-operator.ts';
-import { httpGet } from '../../support/http.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { MANAGER_LOG, type OperatorProcess } from '../../support/operator-process.ts';
-import { parseMetrics, value } from '../../support/prometheus-text.ts';
-import { readQueue } from '../../support/queue-metrics.ts';
-import { waitFor } from '../../support/wait.ts';
 
 /**
  * Leader election between real operator processes (test/support/fixture-operator.ts) with the

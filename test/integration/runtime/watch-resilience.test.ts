@@ -8,6 +8,7 @@ import {
   restartComponent,
 } from '../../../e2e/providers/local/components.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
 import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { objectKey } from '../../../src/runtime/client/object.ts';
@@ -15,7 +16,6 @@ import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { testCluster } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { waitFor } from '../../support/wait.ts';
 
 const configMap = (namespace: string, name: string, value = 'v1'): V1ConfigMap => ({
   apiVersion: 'v1',

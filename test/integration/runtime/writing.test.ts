@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
@@ -32,7 +33,6 @@ import { BackgroundStatusWriter, DEFAULT_STATUS_BATCH_MS } from '../../../src/ru
 import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
 
 const configMap = (namespace: string, name: string): V1ConfigMap => ({
   apiVersion: 'v1',

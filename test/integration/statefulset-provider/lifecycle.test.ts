@@ -5,6 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Lease, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { httpGet } from '../../../e2e/support/http.ts';
+import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
+import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
   STATEFULSET_MACHINE,
   type StatefulSetMachine,
@@ -15,10 +18,7 @@ import { isViolation, readInfrastructure, STOP_REQUESTED_ANNOTATION } from '../.
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { testClient } from '../../support/cluster.ts';
-import { httpGet } from '../../support/http.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import type { OperatorProcess } from '../../support/operator-process.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
 import {
   getLive,
   installProvider,

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
+import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import {
   manifestValue,
@@ -27,8 +29,6 @@ import { testClient } from '../../support/cluster.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
-import type { OperatorProcess } from '../../support/operator-process.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
 import {
   getLive,
   installProvider,

@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
 import { PodWatcher } from '../../support/pod-watch.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   type CaseContext,
   check,

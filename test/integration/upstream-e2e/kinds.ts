@@ -1,6 +1,7 @@
 import type { TestContext } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1LabelSelector, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
   BASIC_REPLICA_SET,
@@ -23,7 +24,6 @@ import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { ObjectWatcher } from '../../support/pod-watch.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 
 /**
  * Kubernetes' own e2e cases (test/e2e/apps/deployment.go and replica_set.go of v1.36.3), written once

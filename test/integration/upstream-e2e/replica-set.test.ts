@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { isConflict, isNotFound } from '../../../src/runtime/client/errors.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
-import { waitFor } from '../../support/wait.ts';
 import {
   type CaseContext,
   controllerOf,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HttpMethod, type V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
   BASIC_REPLICA_SET,
@@ -21,7 +22,6 @@ import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
 import { testClient } from '../../support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 
 const replicaSet = (namespace: string, name: string, replicas: number): BasicReplicaSet => ({
   apiVersion: BASIC_REPLICA_SET.apiVersion,

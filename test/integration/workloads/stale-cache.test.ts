@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { readQueue } from '../../../e2e/support/queue-metrics.ts';
+import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
@@ -30,8 +32,6 @@ import { installCrds } from '../../support/crds.ts';
 import { testLogger } from '../../support/log.ts';
 import { startTestManager } from '../../support/manager.ts';
 import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
-import { readQueue } from '../../support/queue-metrics.ts';
-import { sleep, waitFor } from '../../support/wait.ts';
 
 const LAG_MS = 1_500;
 const APP = 'web';

@@ -5,6 +5,7 @@
 // other event came. Here nothing else happens after the edit: only the edit can wake them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
   BASIC_REPLICA_SET,
@@ -16,7 +17,6 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { ResourceType } from '../../../src/runtime/client/resource.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
-import { waitFor } from '../../support/wait.ts';
 
 const template = (app: string) => ({
   metadata: { labels: { app } },

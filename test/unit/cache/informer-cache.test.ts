@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import { JitteredBackoff } from '../../../src/runtime/cache/backoff.ts';
 import { InformerCache } from '../../../src/runtime/cache/informer-cache.ts';
 import { slimMetadata } from '../../../src/runtime/cache/reflector.ts';
@@ -14,7 +15,6 @@ import {
 import type { KubeObject, ObjectList } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType, resourceId } from '../../../src/runtime/client/resource.ts';
 import { rootLogger } from '../../../src/runtime/log.ts';
-import { waitFor } from '../../support/wait.ts';
 
 /** Records what each informer lists (always nothing); its watches wait for the end. */
 class RecordingClient extends KubeClient {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import type { Informer } from '../../../src/runtime/cache/informer.ts';
 import type { KubeObject, Unstructured } from '../../../src/runtime/client/object.ts';
 import { resourceOf } from '../../../src/runtime/client/resource.ts';
@@ -13,7 +14,6 @@ import type { Request } from '../../../src/runtime/controller/reconciler.ts';
 import type { MapFunc } from '../../../src/runtime/controller/watch.ts';
 import { FakeCluster } from '../../support/fake/cluster.ts';
 import { testLogger } from '../../support/log.ts';
-import { waitFor } from '../../support/wait.ts';
 
 const WIDGET = resourceOf<Unstructured>()({
   group: 'example.dev',

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
+import { waitFor } from '../../../e2e/support/wait.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { Controller } from '../../../src/runtime/controller/controller.ts';
 import type { Request } from '../../../src/runtime/controller/reconciler.ts';
 import { dispatch, type Enqueuer, type MapFunc, type Watch } from '../../../src/runtime/controller/watch.ts';
 import { testLogger } from '../../support/log.ts';
-import { waitFor } from '../../support/wait.ts';
 
 const obj = (name: string, owner: string, generation = 1): KubeObject => ({
   metadata: { name, namespace: 'ns', generation, labels: { owner } },

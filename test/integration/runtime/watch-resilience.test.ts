@@ -6,6 +6,7 @@ import {
   etcdctl,
   etcdEndpoint,
   restartComponent,
+  stopAllComponents,
 } from '../../../e2e/providers/local/components.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
@@ -45,7 +46,7 @@ describe('informer watch resilience', () => {
   const controller = new AbortController();
 
   // Killing the API server would disturb every other test on the shared cluster: this file gets a
-  // control plane of its own.
+  // control plane of its own, which is stopped again afterwards.
   const CHAOS_CLUSTER = 'basic-operator-chaos';
   let local = false;
 
@@ -60,7 +61,12 @@ describe('informer watch resilience', () => {
   });
   after(async () => {
     controller.abort();
-    if (local) await deleteNamespace(client, ns);
+    if (!local) return;
+    try {
+      await deleteNamespace(client, ns);
+    } finally {
+      await stopAllComponents(CHAOS_CLUSTER);
+    }
   });
 
   it('survives a kube-apiserver restart and a compacted etcd (410), seeing the deletes it missed', async (t) => {

@@ -23,9 +23,16 @@ export interface SideState {
   workload: WorkloadObject | undefined;
   sets: SetObject[];
   pods: V1Pod[];
+  /** When the step being settled started a rollout (changed the template), on the harness's clock. */
+  rolloutSince?: number;
 }
 
-export async function readSide(client: KubeClient, side: Side, namespace: string): Promise<SideState> {
+export async function readSide(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  rolloutSince?: number,
+): Promise<SideState> {
   const [workload, sets, pods] = await Promise.all([
     client.get<WorkloadObject>(side.workloadType, namespace, side.name).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;
@@ -34,7 +41,7 @@ export async function readSide(client: KubeClient, side: Side, namespace: string
     listSets(client, side, namespace),
     listPods(client, side, namespace),
   ]);
-  return { side, at: Date.now(), workload, sets, pods };
+  return { side, at: Date.now(), workload, sets, pods, ...(rolloutSince ? { rolloutSince } : {}) };
 }
 
 /** Label keys that differ by construction between the sides: ignored when comparing labels. */
@@ -112,11 +119,15 @@ const STATUS_FIELDS = [
 ] as const;
 
 /**
- * Progressing=NewReplicaSetAvailable written before the newest set existed, on a rollout that has not
- * finished. kube-controller-manager writes NewReplicaSetCreated with the Deployment it read when it
- * creates a set; a second update right behind the template change (a burst) makes that write fail with
- * a conflict, the retry finds the set and writes nothing, and syncRolloutStatus skips its progress
- * check for good once replicas == updatedReplicas under a NewReplicaSetAvailable reason. Which of the
+ * Progressing=NewReplicaSetAvailable written before the rollout under way began (before its newest
+ * set existed, or before the step that changed the template back to an existing set's), on a
+ * rollout that has not finished. syncRolloutStatus skips its progress check for good once it sees
+ * replicas == updatedReplicas under a NewReplicaSetAvailable reason, and when it sees that first
+ * is timing: kube-controller-manager writes NewReplicaSetCreated with the Deployment it read when it
+ * creates a set, and a second update right behind the template change (a burst) makes that write
+ * fail with a conflict, its retry finding the set and writing nothing (seed 10 of the first 50-seed
+ * run); a Recreate whose old pods go at once can show it replicas == updatedReplicas == 0 before its
+ * first status write of the rollout (seed 95 of the 100-seed run with --restart-kcm). Which of the
  * two a resting rollout then shows is timing, so this one compares as in progress too.
  */
 function staleAvailable(state: SideState, c: WireCondition): boolean {
@@ -127,8 +138,11 @@ function staleAvailable(state: SideState, c: WireCondition): boolean {
     (w.status?.updatedReplicas ?? 0) >= replicas && (w.status?.availableReplicas ?? 0) >= replicas;
   if (finished) return false;
   const since = millis(c.lastUpdateTime ?? c.lastTransitionTime);
+  if (!Number.isFinite(since)) return false;
+  // The API server's times have whole seconds: a write in the second the step began counts as after.
+  if (state.rolloutSince !== undefined && since < Math.floor(state.rolloutSince / 1000) * 1000) return true;
   const newest = Math.max(...state.sets.map((s) => millis(s.metadata.creationTimestamp)));
-  return Number.isFinite(since) && Number.isFinite(newest) && since < newest;
+  return Number.isFinite(newest) && since < newest;
 }
 
 export function snapshot(state: SideState): Snapshot {

@@ -178,6 +178,7 @@ async function settle(
   model: WorkloadModel,
   options: Required<Pick<RunOptions, 'stepTimeoutMs' | 'quietMs' | 'unequalGraceMs'>> & RunOptions,
   aborted: () => string | undefined,
+  rolloutSince?: number,
 ): Promise<SettleOutcome> {
   const started = Date.now();
   const deadline = started + options.stepTimeoutMs;
@@ -190,7 +191,7 @@ async function settle(
   const skip = options.skip ?? [];
   const diffSkip = skip.filter((s) => s !== 'state').map((s) => (s === 'podLabels' ? 'podLabels[' : s));
   for (;;) {
-    const states = await Promise.all(sides.map((side) => readSide(client, side, namespace)));
+    const states = await Promise.all(sides.map((side) => readSide(client, side, namespace, rolloutSince)));
     const now = Date.now();
     snaps = states.map(snapshot);
     snaps.forEach((snap, i) => {
@@ -330,13 +331,19 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
           }
         });
       });
+      // A rollout starts in this step: kube-controller-manager may keep the Progressing reason of
+      // the rollout before it (observe.ts, staleAvailable).
+      const template = JSON.stringify(base.template);
+      const rolloutSince = models.some((m) => JSON.stringify(m.template) !== template)
+        ? Date.now()
+        : undefined;
       const { notes, failures } = await performBoth(opts, sides, op, base, String(step));
       if (failures.length > 0) {
         for (const s of samplers) s.endStep();
         result.divergence = { step, kind: 'error', lines: failures };
         break;
       }
-      const settled = await settle(client, sides, namespace, after, opts, () => ceilingHit);
+      const settled = await settle(client, sides, namespace, after, opts, () => ceilingHit, rolloutSince);
       const [kcm, bo] = samplers.map((s) => s.endStep()) as [StepSample, StepSample];
       log(
         `seed ${seed} step ${step}/${ops.length - 1}: ${describeOp(op)} -> ` +

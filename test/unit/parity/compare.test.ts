@@ -81,6 +81,28 @@ describe('parity comparison', () => {
     ]);
   });
 
+  it("compares kcm's NewReplicaSetAvailable kept from before the rollout under way as in progress (seed 95)", () => {
+    // Both sides rest on an unfinished rollout back to an existing set (created long before).
+    const unfinished = (side: typeof kcm, reason: string, written: string, rolloutSince?: number) => {
+      const st = state(side);
+      st.sets[0]!.metadata.creationTimestamp = new Date('2026-01-01T00:00:00Z');
+      st.workload!.spec.replicas = 2;
+      st.workload!.status!.conditions = [
+        { type: 'Progressing', status: 'True', reason, lastUpdateTime: written },
+      ];
+      return { ...st, ...(rolloutSince ? { rolloutSince } : {}) };
+    };
+    const stepAt = Date.parse('2026-01-01T00:10:00.400Z');
+    const kept = unfinished(kcm, 'NewReplicaSetAvailable', '2026-01-01T00:09:58Z', stepAt);
+    const updated = unfinished(bo, 'ReplicaSetUpdated', '2026-01-01T00:10:01Z', stepAt);
+    assert.deepEqual(diffSnapshots(snapshot(kept), snapshot(updated)), []);
+    // Written in the step's own second or later, or in a step that started no rollout: compared as is.
+    const fresh = unfinished(kcm, 'NewReplicaSetAvailable', '2026-01-01T00:10:00Z', stepAt);
+    assert.equal(diffSnapshots(snapshot(fresh), snapshot(updated)).length, 1);
+    const noRollout = unfinished(kcm, 'NewReplicaSetAvailable', '2026-01-01T00:09:58Z');
+    assert.equal(diffSnapshots(snapshot(noRollout), snapshot(updated)).length, 1);
+  });
+
   it('flags a controller reconciling more than about once per object per second at rest', () => {
     const samples = [0, 1000, 2000].map((at) => ({
       at,

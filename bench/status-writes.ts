@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { clusterDir } from '../e2e/providers/local/paths.ts';
+import { testClient, testCluster } from '../e2e/support/cluster.ts';
+import { installCrds } from '../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../e2e/support/namespace.ts';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, type BasicReplicaSetStatus } from '../src/apis/index.ts';
 import { setCondition } from '../src/runtime/write/conditions.ts';
 import {
@@ -13,9 +16,6 @@ import {
   replaceWholeStatus,
   type StatusStrategy,
 } from '../src/runtime/write/status-strategy.ts';
-import { testClient, testCluster } from '../test/support/cluster.ts';
-import { installCrds } from '../test/support/crds.ts';
-import { createNamespace, deleteNamespace } from '../test/support/namespace.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 // Checks the repository's import graph (run by `npm run lint`): no import cycle anywhere, and imports
 // that go one way only. The test bed in e2e/ (cluster providers, image builders, the operator process
-// and the suites' helpers) is used by test/, bench/ and scripts/ and imports none of them; src/, the
-// operator, imports nothing outside itself.
+// and the helpers suites and benchmark share) is used by test/, bench/ and scripts/ and imports none of
+// them; the benchmark imports no test; src/, the operator, imports nothing outside itself.
 //   node scripts/check-imports.ts
 import { parseCircular, parseDependencyTree, shortenTree } from 'dpdm';
 
@@ -10,6 +10,7 @@ const FOLDERS = ['src', 'test', 'e2e', 'bench', 'scripts', 'examples'];
 /** A file under `from` may not import one under any of `not`. */
 const RULES: { from: string; not: string[] }[] = [
   { from: 'e2e/', not: ['test/', 'bench/', 'scripts/'] },
+  { from: 'bench/', not: ['test/', 'scripts/'] },
   { from: 'src/', not: ['test/', 'e2e/', 'bench/', 'scripts/', 'examples/'] },
 ];
 

@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { ClusterInfo } from '../../e2e/providers/provider.ts';
+import { testCluster } from '../../e2e/support/cluster.ts';
 import { httpGet } from '../../e2e/support/http.ts';
 import { freePort, OperatorProcess } from '../../e2e/support/operator-process.ts';
 import { find, parseMetrics } from '../../e2e/support/prometheus-text.ts';
 import { registerControllers } from '../../src/controllers/index.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
-import { testCluster } from '../support/cluster.ts';
 import { startTestManager } from '../support/manager.ts';
 import { OPERATOR_DEFAULTS } from '../support/operator-options.ts';
 import { reconcileCounts } from './reconcile-rate.ts';

@@ -1,11 +1,11 @@
 import { KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { restartComponent } from '../../e2e/providers/local/components.ts';
 import type { ClusterInfo } from '../../e2e/providers/provider.ts';
+import { testCluster } from '../../e2e/support/cluster.ts';
+import { installCrdsInto } from '../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../e2e/support/namespace.ts';
 import { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
-import { testCluster } from '../support/cluster.ts';
-import { installCrdsInto } from '../support/crds.ts';
-import { createNamespace, deleteNamespace } from '../support/namespace.ts';
 import { generate } from './generator.ts';
 import type { OpKind } from './model.ts';
 import { inProcessOperator, type ParityOperator, processOperator } from './operator.ts';

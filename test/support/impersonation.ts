@@ -1,8 +1,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { RequestOptions } from 'node:https';
+import { testKubeConfig } from '../../e2e/support/cluster.ts';
 import type { ClusterAccess } from '../../src/runtime/client/cluster-access.ts';
 import { KubeClient } from '../../src/runtime/client/kube-client.ts';
-import { testKubeConfig } from './cluster.ts';
 
 /**
  * The test cluster's admin credentials with an Impersonate-User header: requests are authorized

@@ -1,7 +1,7 @@
+import { testCluster, testKubeConfig } from '../../e2e/support/cluster.ts';
 import { operatorManagerOptions } from '../../src/controllers/index.ts';
 import { parseConfig } from '../../src/runtime/manager/config.ts';
 import { Manager } from '../../src/runtime/manager/manager.ts';
-import { testCluster, testKubeConfig } from './cluster.ts';
 import { testLogger } from './log.ts';
 
 /**

@@ -1,9 +1,9 @@
+import { testClient } from '../../e2e/support/cluster.ts';
+import { installCrds } from '../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../e2e/support/namespace.ts';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import type { Manager } from '../../src/runtime/manager/manager.ts';
-import { testClient } from './cluster.ts';
-import { installCrds } from './crds.ts';
 import { startTestManager } from './manager.ts';
-import { createNamespace, deleteNamespace } from './namespace.ts';
 
 export interface OperatorSuite {
   client: KubeClient;

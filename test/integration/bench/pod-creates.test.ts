@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PodCreates } from '../../../bench/measure/pod-creates.ts';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 /** The bench's watch of pod creations, when the API server fails it: it carries on. */
 describe("the bench's pod-creation watch", () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type ScalableObject, ScaleUps } from '../../../bench/measure/scale-ups.ts';
+import { testClient } from '../../../e2e/support/cluster.ts';
 import { resourceOf } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
 
 /** A resource the API server does not serve: every list of it fails with 404. */
 const MISSING = resourceOf<ScalableObject>()({

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CHECK_NAMES } from '../../../e2e/contract/report.ts';
 import { run } from '../../../e2e/providers/exec.ts';
-import { testCluster } from '../../support/cluster.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 
 const MAIN = fileURLToPath(new URL('../../../e2e/contract/main.ts', import.meta.url));
 const cli = (args: string[], env: Record<string, string> = {}) =>

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runContractTest } from '../../../e2e/contract/kit.ts';
 import { CHECK_NAMES, formatResult } from '../../../e2e/contract/report.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import {
   deleteTestCrds,
   ensureFreeVolumes,

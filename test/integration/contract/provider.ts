@@ -4,6 +4,7 @@
 // it, readiness from the pod, and (unless broken) the deletion handshake.
 import type { V1CustomResourceDefinition, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   CONTRACT_LABEL,
@@ -25,7 +26,6 @@ import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { type Condition, setCondition } from '../../../src/runtime/write/conditions.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
-import { testCluster, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 
 export const TEST_GROUP = 'contract-kit.test.basicoperator.dev';

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { runContractTest } from '../../../e2e/contract/kit.ts';
 import { CHECK_NAMES, formatResult } from '../../../e2e/contract/report.ts';
 import { runOk } from '../../../e2e/providers/exec.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { OperatorProcess } from '../../../e2e/support/operator-process.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { ensureFreeVolumes } from './provider.ts';
 
 const EXAMPLE = new URL('../../../examples/statefulset-provider/', import.meta.url);

@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensurePrometheus } from '../../../e2e/providers/local/prometheus.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
 import { httpGet } from '../../../e2e/support/http.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { freePort, OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { BASIC_DEPLOYMENT, type BasicDeployment, MACHINE } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { CHART_DIR, parseManifests, REPO_ROOT } from '../../unit/packaging/manifests.ts';
 import {
   isRunningAndReady,

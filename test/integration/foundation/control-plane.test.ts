@@ -12,11 +12,11 @@ import type {
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { KWOK_PATCHES } from '../../../e2e/providers/local/toolchain/source-patches.ts';
 import { patchedSourceDir, VERSIONS } from '../../../e2e/providers/local/toolchain.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const isReady = (pod: V1Pod) =>
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
@@ -23,7 +24,6 @@ import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
-import { testCluster } from '../../support/cluster.ts';
 import {
   type ArgoHealth,
   argoHealth,

@@ -1,8 +1,8 @@
 // Runs the kubectl-basic binary as a user would: `node bin/kubectl-basic.js ...` with a kubeconfig.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
-import { testCluster } from '../../support/cluster.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/kubectl-basic.js', import.meta.url));
 

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { BASIC_DEPLOYMENT, type BasicDeployment } from '../../../src/apis/index.ts';
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import { createQuota } from '../machine/helpers.ts';

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
+import { labelNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
@@ -16,7 +17,6 @@ import {
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { labelNamespace } from '../../support/namespace.ts';
 import { podMachine } from '../podmachine/helpers.ts';
 import {
   backups,

@@ -1,6 +1,8 @@
 // Shared pieces of the Machine and VolumeBackup integration tests.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
@@ -24,8 +26,6 @@ import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
-import { testCluster } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 

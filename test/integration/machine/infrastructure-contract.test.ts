@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { testClient, testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   AGGREGATE_TO_MANAGER_LABEL,
@@ -24,9 +27,6 @@ import type { Unstructured } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType, resourceOf } from '../../../src/runtime/client/resource.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient, testCluster, testKubeConfig } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { condition, releaseMachines, waitForEvent, waitForGone, waitForMachine } from './helpers.ts';
 
 const RUN = randomBytes(3).toString('hex');

@@ -2,6 +2,8 @@
 // exactly one VolumeBackup exists, the PodMachine is gone and the Machine finishes deleting.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
@@ -13,8 +15,6 @@ import {
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import {
   backups,
   claims,

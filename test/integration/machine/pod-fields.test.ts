@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod, V1ServiceAccount } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
+import { labelNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
@@ -20,7 +21,6 @@ import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
-import { labelNamespace } from '../../support/namespace.ts';
 import {
   condition,
   getPodMachine,

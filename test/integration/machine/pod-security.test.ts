@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { labelNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   MACHINE,
@@ -23,7 +24,6 @@ import { registerVolumeBackupJobsController } from '../../../src/controllers/vol
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { labelNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 import {

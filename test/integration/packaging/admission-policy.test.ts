@@ -16,16 +16,16 @@ import type {
   V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../../src/apis/index.ts';
 import { ApiError, isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType, resourceOf } from '../../../src/runtime/client/resource.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
 import { impersonatingClient } from '../../support/impersonation.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import {
   CONFIG_DIR,

@@ -7,11 +7,11 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { type RunResult, run } from '../../../e2e/providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from '../../../e2e/providers/kind/index.ts';
 import type { ClusterInfo } from '../../../e2e/providers/provider.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace, labelNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace, labelNamespace } from '../../support/namespace.ts';
 import {
   CHART_DIR,
   CONFIG_DIR,

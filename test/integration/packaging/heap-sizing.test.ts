@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { imageNodeFlags } from '../../support/image-node-flags.ts';
+import { imageNodeFlags } from '../../../e2e/support/image-node-flags.ts';
 
 /**
  * The image's Node flags size the V8 heap from the container's memory limit, not from the machine:

@@ -1,5 +1,5 @@
 import { type RunResult, run } from '../../../e2e/providers/exec.ts';
-import { testCluster } from '../../support/cluster.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import {
   CHART_DIR,
   DEFAULT_RELEASE,

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type RunResult, run } from '../../../e2e/providers/exec.ts';
 import type { ClusterInfo } from '../../../e2e/providers/provider.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { CHART_DIR, REPO_ROOT } from '../../unit/packaging/manifests.ts';
 
 /**

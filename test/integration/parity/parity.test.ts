@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { stopAllComponents } from '../../../e2e/providers/local/components.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
 import type { ClusterInfo } from '../../../e2e/providers/provider.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { parseKinds } from '../../parity/generator.ts';
 import type { OpKind } from '../../parity/model.ts';
 import {
@@ -15,7 +16,6 @@ import {
   RACE_STEPS,
 } from '../../parity/seeds.ts';
 import { PARITY_CLUSTER, runSession, summaryLine } from '../../parity/session.ts';
-import { testCluster } from '../../support/cluster.ts';
 
 async function runClean(
   seeds: number[],

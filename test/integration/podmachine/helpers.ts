@@ -2,6 +2,7 @@
 // running in-process (and, for restores, the VolumeBackup controller's copy half), reads and waits.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { POD_MACHINE, type PodMachine, type PodMachineSpec } from '../../../src/apis/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
@@ -10,7 +11,6 @@ import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { type OperatorSuite, startOperatorSuite } from '../../support/suite.ts';
 

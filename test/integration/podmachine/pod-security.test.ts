@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { labelNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   isViolation,
@@ -18,7 +19,6 @@ import {
 import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { labelNamespace } from '../../support/namespace.ts';
 import { type OperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 import {
   condition,

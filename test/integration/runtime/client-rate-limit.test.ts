@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testCluster, testKubeConfig } from '../../support/cluster.ts';
 
 const CALLS = 30;
 

@@ -3,11 +3,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { isTransient } from '../../../src/runtime/client/errors.ts';
 import { KubeClient, type WatchEvent } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 /** A kubeconfig for a plain-HTTP server URL without credentials. */
 function kubeConfigFor(server: string): KubeConfig {

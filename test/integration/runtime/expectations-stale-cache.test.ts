@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { testClient, testKubeConfig } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -10,10 +12,8 @@ import type { Controller } from '../../../src/runtime/controller/controller.ts';
 import { requestKey } from '../../../src/runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../../src/runtime/expectations.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
-import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
 import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { LaggingClient } from './lagging-client.ts';
 
 /**

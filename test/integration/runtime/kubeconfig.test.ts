@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import type { ClusterAccess } from '../../../src/runtime/client/cluster-access.ts';
 import { ClusterConnection } from '../../../src/runtime/client/cluster-connection.ts';
 import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { loadKubeConfig } from '../../../src/runtime/client/kubeconfig.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testCluster, testKubeConfig } from '../../support/cluster.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 
 /** Who the API server says the client is. */

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { testClient, testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import { httpGet } from '../../../e2e/support/http.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { parseMetrics, value } from '../../../e2e/support/prometheus-text.ts';
 import { readQueue } from '../../../e2e/support/queue-metrics.ts';
@@ -12,7 +14,6 @@ import { KubeClient, type WriteOptions } from '../../../src/runtime/client/kube-
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { LeaderElector } from '../../../src/runtime/manager/leader-election.ts';
-import { testClient, testCluster, testKubeConfig } from '../../support/cluster.ts';
 import {
   fixtureFlags,
   fixtureIdentity,
@@ -21,7 +22,6 @@ import {
   startFixture,
 } from '../../support/fixture-operator.ts';
 import { testLogger } from '../../support/log.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 /**
  * Leader election between real operator processes (test/support/fixture-operator.ts) with the

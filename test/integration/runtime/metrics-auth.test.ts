@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { testClient, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import { httpsGet } from '../../../e2e/support/https.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { issueServingCertificate, writeSecretVolume } from '../../support/certificates.ts';
-import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
 import { httpGet } from '../../../e2e/support/http.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { find, parseMetrics, value } from '../../../e2e/support/prometheus-text.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { TerminalError } from '../../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
 import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const CONTROLLER = 'metrics-probe';
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1Lease } from '@kubernetes/client-node';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { MANAGER_LOG, type OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { waitForQueue } from '../../../e2e/support/queue-metrics.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
 import {
   DONE_ANNOTATION,
   fixtureFlags,
@@ -13,7 +14,6 @@ import {
   SLOW_STARTED,
   startFixture,
 } from '../../support/fixture-operator.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 // Long enough that SIGTERM lands inside it even when this machine is slow.
 const RECONCILE_MS = 6_000;

@@ -9,14 +9,14 @@ import {
   stopAllComponents,
 } from '../../../e2e/providers/local/components.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { Informer } from '../../../src/runtime/cache/informer.ts';
 import { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { objectKey } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testCluster } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const configMap = (namespace: string, name: string, value = 'v1'): V1ConfigMap => ({
   apiVersion: 'v1',

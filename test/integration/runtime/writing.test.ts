@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { testClient, testKubeConfig } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_REPLICA_SET,
@@ -30,9 +32,7 @@ import {
   type StatusStrategy,
 } from '../../../src/runtime/write/status-strategy.ts';
 import { BackgroundStatusWriter, DEFAULT_STATUS_BATCH_MS } from '../../../src/runtime/write/status-writer.ts';
-import { testClient, testKubeConfig } from '../../support/cluster.ts';
 import { testLogger } from '../../support/log.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const configMap = (namespace: string, name: string): V1ConfigMap => ({
   apiVersion: 'v1',

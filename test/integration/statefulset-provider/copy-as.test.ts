@@ -5,11 +5,11 @@
 // the database's user (kwok plays the mover: e2e/providers/local/kwok-stages.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { labelNamespace } from '../../../e2e/support/namespace.ts';
 import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import { MACHINE, type Machine, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { labelNamespace } from '../../support/namespace.ts';
 import {
   backups,
   controllerUid,

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Lease, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
 import { httpGet } from '../../../e2e/support/http.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
@@ -17,8 +19,6 @@ import { STATEFUL_SET } from '../../../examples/statefulset-provider/src/statefu
 import { isViolation, readInfrastructure, STOP_REQUESTED_ANNOTATION } from '../../../src/apis/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import {
   getLive,
   installProvider,

@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace, labelNamespace } from '../../../e2e/support/namespace.ts';
 import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace, labelNamespace } from '../../support/namespace.ts';
 import {
   getLive,
   installProvider,

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
 import { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
@@ -17,8 +19,6 @@ import {
 } from '../../../examples/statefulset-provider/src/api.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testCluster } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/statefulset-provider/', import.meta.url));
 export const PROVIDER_NAMESPACE = 'statefulset-provider-system';

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import type { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
@@ -25,9 +27,7 @@ import { registerVolumeBackupJobsController } from '../../../src/controllers/vol
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
 import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import {
   getLive,

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runOk } from '../../../e2e/providers/exec.ts';
+import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
-import { testClient, testCluster } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { installProvider, statefulSetMachine } from './provider.ts';
 
 describe('StatefulSetMachine CRD validation', () => {

@@ -1,6 +1,8 @@
 import type { TestContext } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { V1LabelSelector, V1ObjectMeta, V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
@@ -19,8 +21,6 @@ import {
   type ResourceType,
   resourceOf,
 } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { ObjectWatcher } from '../../support/pod-watch.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
+import { testCluster } from '../../../e2e/support/cluster.ts';
 import { readQueue, waitForQueue } from '../../../e2e/support/queue-metrics.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
@@ -17,7 +18,6 @@ import { CONTROLLER_NAME } from '../../../src/controllers/basicdeployment/index.
 import { registerControllers } from '../../../src/controllers/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testCluster } from '../../support/cluster.ts';
 import { OPERATOR_DEFAULTS } from '../../support/operator-options.ts';
 import { ObjectWatcher, PodWatcher, podIsAvailable, podIsLive } from '../../support/pod-watch.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';

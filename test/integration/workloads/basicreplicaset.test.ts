@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HttpMethod, type V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
   BASIC_DEPLOYMENT,
@@ -19,8 +21,6 @@ import {
 import { isNamespaceTerminating, isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 import { type OperatorSuite, startOperatorSuite, stopOperatorSuite } from '../../support/suite.ts';
 
 const replicaSet = (namespace: string, name: string, replicas: number): BasicReplicaSet => ({

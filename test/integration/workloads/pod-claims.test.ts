@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, REPLICA_SET_POD_LABEL } from '../../../src/apis/index.ts';
 import { adoptPod, markPod } from '../../../src/controllers/basicreplicaset/pod-claims.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-import { testClient } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 /**
  * The claim writes against the real API server, with no controller running: a set decides on the

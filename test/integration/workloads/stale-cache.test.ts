@@ -8,6 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
+import { testClient } from '../../../e2e/support/cluster.ts';
+import { installCrds } from '../../../e2e/support/crds.ts';
+import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { readQueue } from '../../../e2e/support/queue-metrics.ts';
 import { sleep, waitFor } from '../../../e2e/support/wait.ts';
 import {
@@ -27,11 +30,8 @@ import type { KubeClient, WatchEvent, WatchOptions } from '../../../src/runtime/
 import { controllerRefOf, type KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { testClient } from '../../support/cluster.ts';
-import { installCrds } from '../../support/crds.ts';
 import { testLogger } from '../../support/log.ts';
 import { startTestManager } from '../../support/manager.ts';
-import { createNamespace, deleteNamespace } from '../../support/namespace.ts';
 
 const LAG_MS = 1_500;
 const APP = 'web';

@@ -5,7 +5,7 @@ import { perSecond, rate } from '../../../bench/measure/pod-creates.ts';
 import { queueTimes } from '../../../bench/measure/queue-times.ts';
 import { kcmStartupFromLog } from '../../../bench/measure/startup.ts';
 import { median, percentile } from '../../../bench/measure/stats.ts';
-import { imageNodeFlags } from '../../support/image-node-flags.ts';
+import { imageNodeFlags } from '../../../e2e/support/image-node-flags.ts';
 
 describe('the benchmark measures', () => {
   it('queue times: items, mean wait and mean work per queue between two scrapes, by name or controller label', () => {

@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { selectProvider } from '../../e2e/providers/index.ts';
-import type { ClusterInfo } from '../../e2e/providers/provider.ts';
 import { KubeClient } from '../../src/runtime/client/kube-client.ts';
+import { selectProvider } from '../providers/index.ts';
+import type { ClusterInfo } from '../providers/provider.ts';
 
 let cached: Promise<ClusterInfo> | undefined;
 

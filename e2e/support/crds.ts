@@ -1,5 +1,5 @@
-import { runOk } from '../../e2e/providers/exec.ts';
-import type { ClusterInfo } from '../../e2e/providers/provider.ts';
+import { runOk } from '../providers/exec.ts';
+import type { ClusterInfo } from '../providers/provider.ts';
 import { testCluster } from './cluster.ts';
 
 let installed: Promise<void> | undefined;

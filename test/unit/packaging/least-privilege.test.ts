@@ -71,7 +71,7 @@ describe('the operator held to its role by the audit log', () => {
     ]);
   });
 
-  it('names each permission requested and refused that the role lacks, a refused watch included', () => {
+  it("names each permission requested and refused that the role lacks, a refused watch included, a provider's kinds left out", () => {
     const use = operatorUse([
       request('get', 'basicdeployments'),
       request('list', 'basicdeployments'),
@@ -82,14 +82,24 @@ describe('the operator held to its role by the audit log', () => {
       request('watch', 'pods', { group: '', code: 403, stage: 'ResponseComplete' }),
       // Refused where the role is bound in other namespaces only: declared, so not a gap in the role.
       request('list', 'basicdeployments', { code: 403 }),
+      // A provider's kind: its own role grants it, or a 403 is the provider install's to fix.
+      request('list', 'lockedmachines', { group: 'infra.example.com', code: 403 }),
+      // Kubernetes' own groups are never a provider's.
+      request('create', 'deployments', { group: 'apps', code: 403 }),
+      request('create', 'leases', { group: 'coordination.k8s.io', code: 403 }),
     ]);
     const comparison = compareWithRoles(use, ROLE, ALLOWANCES);
     assert.deepEqual(comparison.unused, []);
-    assert.deepEqual(comparison.undeclared, [`update ${APPS}/basicdeployments/status`, 'watch core/pods']);
+    assert.deepEqual(comparison.undeclared, [
+      'create apps/deployments',
+      'create coordination.k8s.io/leases',
+      `update ${APPS}/basicdeployments/status`,
+      'watch core/pods',
+    ]);
     const problems = comparisonProblems(comparison);
-    assert.equal(problems.length, 2);
+    assert.equal(problems.length, 4);
     assert.match(
-      problems[0] ?? '',
+      problems[2] ?? '',
       /^update apps\.basicoperator\.dev\/basicdeployments\/status: requested .* \(403\)/,
     );
   });

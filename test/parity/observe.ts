@@ -23,7 +23,7 @@ export interface SideState {
   workload: WorkloadObject | undefined;
   sets: SetObject[];
   pods: V1Pod[];
-  /** When the step being settled started a rollout (changed the template), on the harness's clock. */
+  /** When the rollout under way began (the last step that changed the template), harness's clock. */
   rolloutSince?: number;
 }
 

@@ -316,6 +316,7 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
   try {
     await Promise.all(samplers.map((s) => s.ready));
     let model: WorkloadModel | undefined;
+    let rolloutSince: number | undefined;
     for (const [step, op] of ops.entries()) {
       const before = model;
       const base = model ?? (op.kind === 'create' ? op.model : undefined);
@@ -331,12 +332,10 @@ export async function runSeed(seed: number, ops: readonly Op[], options: RunOpti
           }
         });
       });
-      // A rollout starts in this step: kube-controller-manager may keep the Progressing reason of
-      // the rollout before it (observe.ts, staleAvailable).
+      // When the rollout under way began (the last step that changed the template): kube-controller-
+      // manager may keep the Progressing reason of the rollout before it (observe.ts, staleAvailable).
       const template = JSON.stringify(base.template);
-      const rolloutSince = models.some((m) => JSON.stringify(m.template) !== template)
-        ? Date.now()
-        : undefined;
+      if (models.some((m) => JSON.stringify(m.template) !== template)) rolloutSince = Date.now();
       const { notes, failures } = await performBoth(opts, sides, op, base, String(step));
       if (failures.length > 0) {
         for (const s of samplers) s.endStep();

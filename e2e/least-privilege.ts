@@ -97,6 +97,8 @@ export interface Comparison {
   /** Distinct permissions requested, and requests in all. */
   distinct: number;
   requests: number;
+  /** Permissions the rules grant. */
+  granted: number;
 }
 
 /**
@@ -120,7 +122,7 @@ export function compareWithRoles(
     .sort();
   let requests = 0;
   for (const u of use.values()) requests += u.requests;
-  return { unused, undeclared, distinct: use.size, requests };
+  return { unused, undeclared, distinct: use.size, requests, granted: grants.size };
 }
 
 function groupOf(key: Permission): string {

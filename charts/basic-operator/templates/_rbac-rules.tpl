@@ -10,7 +10,7 @@
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
 - apiGroups: ["apiextensions.k8s.io"]
   resources: ["customresourcedefinitions"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 - apiGroups: ["apps.basicoperator.dev"]
   resources: ["basicdeployments"]
   verbs: ["get", "list", "watch", "patch"]
@@ -43,7 +43,7 @@
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
 - apiGroups: ["infra.basicoperator.dev"]
   resources: ["volumebackups"]
-  verbs: ["get", "list", "watch", "create"]
+  verbs: ["list", "watch", "create"]
 {{ include "basic-operator.metricsAuthRules" . }}
 {{- end }}
 

@@ -145,7 +145,7 @@ export async function leastPrivilegeReport(
   return {
     ok: problems.length === 0,
     lines: [
-      `${comparison.requests} requests by the operator, ${comparison.distinct} distinct (verb, resource) pairs, in ${files.length} audit log file(s)`,
+      `${comparison.requests} requests by the operator, ${comparison.distinct} distinct (verb, resource) pairs, in ${files.length} audit log file(s); its roles grant ${comparison.granted} (verb, resource) pairs, ${comparison.unused.length} of them never requested`,
       ...problems,
     ],
   };

@@ -30,11 +30,11 @@ export const machineDeclaration: ControllerDeclaration = {
       resources: ['podmachines'],
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     },
-    // Which kinds declare the infrastructure contract.
+    // Which kinds declare the infrastructure contract: read from the cache (metadata only), never one by one.
     {
       apiGroups: ['apiextensions.k8s.io'],
       resources: ['customresourcedefinitions'],
-      verbs: ['get', 'list', 'watch'],
+      verbs: ['list', 'watch'],
     },
     EVENTS_RULE,
   ],

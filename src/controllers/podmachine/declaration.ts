@@ -17,8 +17,8 @@ export const podMachineDeclaration: ControllerDeclaration = {
     },
     // Owner references with blockOwnerDeletion need update on the owner's finalizers.
     { apiGroups: ['infra.basicoperator.dev'], resources: ['podmachines/finalizers'], verbs: ['update'] },
-    // The VolumeBackups its volumes restore from: read only.
-    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['get', 'list', 'watch'] },
+    // The VolumeBackups its volumes restore from: read from the cache only.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['list', 'watch'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
     // Its claims are kept when it stops; the garbage collector deletes them with it.
     {

@@ -31,7 +31,7 @@ export const machineBackupDeclaration: ControllerDeclaration = {
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['volumebackups'],
-      verbs: ['get', 'list', 'watch', 'create'],
+      verbs: ['list', 'watch', 'create'],
     },
     EVENTS_RULE,
   ],
@@ -44,8 +44,8 @@ export const volumeBackupDeclaration: ControllerDeclaration = {
   reconciles: VOLUME_BACKUP,
   owns: [CoreTypes.PersistentVolumeClaim, CoreTypes.Job],
   rules: [
-    // Read only: it writes their status, never their spec or metadata.
-    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['get', 'list', 'watch'] },
+    // Read from the cache: it writes their status, never their spec or metadata.
+    { apiGroups: ['infra.basicoperator.dev'], resources: ['volumebackups'], verbs: ['list', 'watch'] },
     {
       apiGroups: ['infra.basicoperator.dev'],
       resources: ['volumebackups/status'],

@@ -153,7 +153,7 @@ describe('the chart accepts and applies good values', () => {
       {
         apiGroups: ['apiextensions.k8s.io'],
         resources: ['customresourcedefinitions'],
-        verbs: ['get', 'list', 'watch'],
+        verbs: ['list', 'watch'],
       },
     ]);
     // Both manager roles, the operator's own and the providers' aggregated one, in each namespace.

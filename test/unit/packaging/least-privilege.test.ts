@@ -65,6 +65,7 @@ describe('the operator held to its role by the audit log', () => {
     assert.deepEqual(comparison.undeclared, []);
     assert.equal(comparison.requests, 4);
     assert.equal(comparison.distinct, 4);
+    assert.equal(comparison.granted, 6);
     assert.deepEqual(compareWithRoles(use, ROLE).unused, [
       `patch ${APPS}/basicdeployments`,
       `update ${APPS}/basicdeployments/finalizers`,

@@ -9,6 +9,7 @@ import {
   volumesManifest,
 } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
+import { AUDIT_LOG_BACKUPS, AUDIT_LOG_MAX_MB, AUDIT_POLICY } from './audit.ts';
 import { COMPONENTS, startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
 import { withFileLock } from './lock.ts';
@@ -118,6 +119,7 @@ export class LocalProvider implements ClusterProvider {
       const wanted = JSON.stringify({
         args,
         config: readFileSync(this.configFile(), 'utf8'),
+        auditPolicy: AUDIT_POLICY,
         binaries: toolchainStamps(),
       });
       if (this.exists() && (!existsSync(argsFile) || readFileSync(argsFile, 'utf8') !== wanted)) {
@@ -168,11 +170,14 @@ export class LocalProvider implements ClusterProvider {
   private configFile(): string {
     // One file per cluster: checkouts with other settings may bring their own clusters up meanwhile.
     const file = join(kwokWorkdir(), `basic-operator-kwokctl-${this.cluster}.yaml`);
+    // kwokctl copies the policy into the cluster's directory and logs to logs/audit.log there.
+    const auditPolicy = join(kwokWorkdir(), `basic-operator-audit-policy-${this.cluster}.yaml`);
     const patch = (name: string, args: Record<string, number>) =>
       `- name: ${name}\n  extraArgs:\n${Object.entries(args)
         .map(([key, value]) => `  - key: ${key}\n    value: "${value}"\n`)
         .join('')}`;
     mkdirSync(kwokWorkdir(), { recursive: true });
+    writeFileSync(auditPolicy, AUDIT_POLICY);
     writeFileSync(
       file,
       [
@@ -188,7 +193,13 @@ export class LocalProvider implements ClusterProvider {
         '  nodeStatusUpdateFrequencyMilliseconds: 50000',
         '  kubeControllerManagerNodeMonitorPeriodMilliseconds: 25000',
         '  kubeControllerManagerNodeMonitorGracePeriodMilliseconds: 200000',
+        // The API server's record of every request, which `npm test` holds the operator's RBAC to.
+        `  kubeAuditPolicy: ${auditPolicy}`,
         'componentsPatches:',
+        patch('kube-apiserver', {
+          'audit-log-maxsize': AUDIT_LOG_MAX_MB,
+          'audit-log-maxbackup': AUDIT_LOG_BACKUPS,
+        }),
         patch('kube-controller-manager', {
           'kube-api-qps': KCM_QPS,
           'kube-api-burst': KCM_BURST,

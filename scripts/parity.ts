@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
-import { stopAllComponents } from '../e2e/providers/local/components.ts';
-import { LocalProvider } from '../e2e/providers/local/index.ts';
 import { CLUSTER_NAME } from '../e2e/providers/local/paths.ts';
 import { parseKinds } from '../test/parity/generator.ts';
 import { OP_KINDS } from '../test/parity/model.ts';
+import { withOwnCluster } from '../test/parity/own-cluster.ts';
 import { CHECKS } from '../test/parity/runner.ts';
 import { PARITY_CLUSTER, runSession, summaryLine } from '../test/parity/session.ts';
 
@@ -90,8 +89,8 @@ if (values['restart-kcm']) {
   const named = process.env.BASIC_OPERATOR_CLUSTER;
   ownCluster = named && named !== CLUSTER_NAME ? named : PARITY_CLUSTER;
 }
-const report = await runSession({
-  ...(ownCluster ? { ownCluster: await new LocalProvider(ownCluster).up() } : {}),
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const options = {
   seeds,
   steps: positiveInt('steps', values.steps, 8),
   kinds,
@@ -99,8 +98,10 @@ const report = await runSession({
   skip: values.skip ? values.skip.split(',').filter(Boolean) : [],
   stepTimeoutMs: positiveInt('step-timeout', values['step-timeout'], 60) * 1000,
   keepGoing: !values['stop-early'],
-  log: (line) => process.stdout.write(`${line}\n`),
-});
-if (ownCluster) await stopAllComponents(ownCluster);
+  log,
+};
+const report = ownCluster
+  ? await withOwnCluster(ownCluster, (cluster) => runSession({ ...options, ownCluster: cluster }), log)
+  : await runSession(options);
 process.stdout.write(`\n${summaryLine(report)}\n`);
 process.exit(report.reports.length ? 1 : 0);

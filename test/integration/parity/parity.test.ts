@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { stopAllComponents } from '../../../e2e/providers/local/components.ts';
-import { LocalProvider } from '../../../e2e/providers/local/index.ts';
 import type { ClusterInfo } from '../../../e2e/providers/provider.ts';
 import { testCluster } from '../../../e2e/support/cluster.ts';
 import { parseKinds } from '../../parity/generator.ts';
 import type { OpKind } from '../../parity/model.ts';
+import { withOwnCluster } from '../../parity/own-cluster.ts';
 import {
   FIXED_KINDS,
   FIXED_KINDS_ARG,
@@ -60,11 +59,8 @@ describe('parity with kube-controller-manager', () => {
     timeout: 600_000,
   }, async (t) => {
     if ((await testCluster()).provider !== 'local') return t.skip('needs a local control plane of its own');
-    const own = await new LocalProvider(PARITY_CLUSTER).up();
-    try {
-      await runClean(RACE_SEEDS, RACE_STEPS, parseKinds(undefined), '', own);
-    } finally {
-      await stopAllComponents(PARITY_CLUSTER);
-    }
+    await withOwnCluster(PARITY_CLUSTER, (own) =>
+      runClean(RACE_SEEDS, RACE_STEPS, parseKinds(undefined), '', own),
+    );
   });
 });

@@ -166,8 +166,9 @@ describe('killing the operator during a Machine deletion', () => {
     await operator?.stop({ signal: 'SIGKILL' });
     const held = await getMachine(client, ns, 'kill-release');
     assert.deepEqual(held?.metadata.finalizers, [MACHINE_FINALIZER], 'only the Machine finalizer holds it');
+    // Under load the garbage collector may have finished it already; if not, it was asked to stop.
     const stopped = await getPodMachine(client, ns, 'kill-release');
-    assert.equal(stopped?.metadata.annotations?.[STOP_REQUESTED_ANNOTATION], 'true');
+    if (stopped) assert.equal(stopped.metadata.annotations?.[STOP_REQUESTED_ANNOTATION], 'true');
     // The garbage collector finishes the PodMachine while the operator is down: no event reaches it.
     await waitFor(
       'the garbage collector to delete the PodMachine',

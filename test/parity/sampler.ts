@@ -121,8 +121,12 @@ export class SideSampler {
   }
 
   private current(): { live: number; ready: number; setReplicas: number; templates: number } {
-    const all = [...this.pods.items.values()].filter((p) => !p.metadata?.name?.startsWith(ORPHAN_PREFIX));
-    const live = all.filter((p) => controllerOf(p)?.kind === this.side.setKind && isLive(p));
+    const pods = [...this.pods.items.values()];
+    // A hand-made orphan counts once a set adopted it (seed 167: a set that kept the adopted orphan
+    // and deleted another pod looked one Ready pod short), but never toward the templates: one
+    // without a pod-template-hash would look like a template of its own.
+    const all = pods.filter((p) => !p.metadata?.name?.startsWith(ORPHAN_PREFIX));
+    const live = pods.filter((p) => controllerOf(p)?.kind === this.side.setKind && isLive(p));
     const setReplicas = [...this.sets.items.values()]
       .filter((s) => s.metadata.ownerReferences?.some((r) => r.controller && r.name === this.side.name))
       .reduce((sum, s) => sum + (s.spec.replicas ?? 1), 0);

@@ -165,6 +165,18 @@ describe('the budget for reviews of unknown tokens', () => {
     assert.equal((await reviewScrape(cached, scrape('Bearer good'))).status, 429);
   });
 
+  it('keeps its budget when the clock is set back', async () => {
+    let now = 3_600_000;
+    const { reviews, asked } = tableReviews({}, []);
+    const cached = cachedAccessReviews(reviews, limits, () => now);
+    for (const token of randomTokens(3)) await reviewScrape(cached, scrape(token));
+    now = 0; // an hour back: no refill, and no hour of debt either
+    assert.equal((await reviewScrape(cached, scrape('Bearer late'))).status, 429);
+    now = 2_000;
+    assert.equal((await reviewScrape(cached, scrape('Bearer later'))).status, 401);
+    assert.equal(asked.authenticate, 4);
+  });
+
   it('keeps accepted tokens apart from rejected ones, which cannot push them out', async () => {
     const { reviews, asked } = tableReviews({ good: 'prometheus' }, ['prometheus']);
     const cached = cachedAccessReviews(

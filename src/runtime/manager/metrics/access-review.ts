@@ -169,7 +169,9 @@ class TokenBucket {
   /** 0 when a take was granted, else the milliseconds until one will be. */
   take(): number {
     const now = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
+    // A wall clock set back refills nothing; it must not drain the bucket for as long.
+    const elapsedMs = Math.max(0, now - this.last);
+    this.tokens = Math.min(this.burst, this.tokens + (elapsedMs / 1000) * this.perSecond);
     this.last = now;
     if (this.tokens >= 1) {
       this.tokens -= 1;

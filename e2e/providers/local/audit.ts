@@ -82,6 +82,8 @@ async function readOperatorUse(
     const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
     const batch: AuditEvent[] = [];
     for await (const line of lines) {
+      // The API server is still writing the current file: its last line may be cut short.
+      if (!line.endsWith('}')) continue;
       if (oldest === undefined && line.startsWith('{')) {
         oldest = Date.parse((JSON.parse(line) as AuditEvent).requestReceivedTimestamp ?? '');
       }

@@ -1,17 +1,11 @@
 // The StatefulSet a StatefulSetMachine is realized as, from its spec alone (pure).
-import type {
-  V1Container,
-  V1PersistentVolumeClaim,
-  V1Pod,
-  V1PodSpec,
-  V1StatefulSet,
-} from '@kubernetes/client-node';
+import type { V1PersistentVolumeClaim, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from './api.ts';
 import {
   controllerReference,
   type MachineVolume,
-  machineContainerSecurityContext,
-  machinePodSecurityContext,
+  machineContainer,
+  machinePodSpecFields,
   resourceOf,
 } from './basic-operator.ts';
 import {
@@ -45,47 +39,16 @@ function claimSpec(volume: MachineVolume): V1PersistentVolumeClaim['spec'] {
   };
 }
 
-/** `fields` without the undefined ones, so an unset field stays absent from the object sent. */
-function defined<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 /**
  * The pod template's spec: one container with the image, command, args and pod fields, mounting a
  * claim template per volume. The security contexts are the PodMachine's (src/apis): what the spec
  * says, over defaults that pass Pod Security `restricted`; no API token unless asked for.
  */
 function podSpec(machine: StatefulSetMachine): V1PodSpec {
-  const { spec } = machine;
-  const copy = <T>(value: T | undefined): T | undefined =>
-    value === undefined ? undefined : structuredClone(value);
-  const container: V1Container = {
-    name: CONTAINER_NAME,
-    image: spec.image,
-    ...(spec.command ? { command: [...spec.command] } : {}),
-    ...(spec.args ? { args: [...spec.args] } : {}),
-    ...defined({
-      env: copy(spec.env),
-      envFrom: copy(spec.envFrom),
-      resources: copy(spec.resources),
-      ports: copy(spec.ports),
-      readinessProbe: copy(spec.readinessProbe),
-      livenessProbe: copy(spec.livenessProbe),
-      startupProbe: copy(spec.startupProbe),
-    }),
-    securityContext: machineContainerSecurityContext(spec),
-    volumeMounts: volumes(machine).map((v) => ({ name: v.name, mountPath: v.mountPath })),
-  };
+  const mounts = volumes(machine).map((v) => ({ name: v.name, mountPath: v.mountPath }));
   return {
-    securityContext: machinePodSecurityContext(spec),
-    automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
-    ...defined({
-      serviceAccountName: spec.serviceAccountName,
-      nodeSelector: copy(spec.nodeSelector),
-      tolerations: copy(spec.tolerations),
-      affinity: copy(spec.affinity),
-    }),
-    containers: [container],
+    ...machinePodSpecFields(machine.spec),
+    containers: [machineContainer(CONTAINER_NAME, machine.spec, mounts)],
   };
 }
 

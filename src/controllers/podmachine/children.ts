@@ -1,11 +1,11 @@
 // The objects a PodMachine is realized as, built from its spec alone (pure, so they can be tested).
-import type { V1Container, V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   type CopyPrivilege,
   copyPodProbe,
   type MachineVolume,
-  machineContainerSecurityContext,
-  machinePodSecurityContext,
+  machineContainer,
+  machinePodSpecFields,
   POD_MACHINE,
   type PodMachine,
   type VolumeManifest,
@@ -53,27 +53,12 @@ export function desiredClaim(podMachine: PodMachine, volume: MachineVolume): V1P
  * API token unless automountServiceAccountToken is true.
  */
 export function desiredPod(podMachine: PodMachine): V1Pod {
-  const { spec } = podMachine;
   const list = volumes(podMachine);
-  const copy = <T>(value: T | undefined): T | undefined =>
-    value === undefined ? undefined : structuredClone(value);
-  const container: V1Container = {
-    name: MACHINE_CONTAINER,
-    image: spec.image,
-    ...(spec.command ? { command: [...spec.command] } : {}),
-    ...(spec.args ? { args: [...spec.args] } : {}),
-    ...defined({
-      env: copy(spec.env),
-      envFrom: copy(spec.envFrom),
-      resources: copy(spec.resources),
-      ports: copy(spec.ports),
-      readinessProbe: copy(spec.readinessProbe),
-      livenessProbe: copy(spec.livenessProbe),
-      startupProbe: copy(spec.startupProbe),
-    }),
-    securityContext: machineContainerSecurityContext(spec),
-    volumeMounts: list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
-  };
+  const container = machineContainer(
+    MACHINE_CONTAINER,
+    podMachine.spec,
+    list.map((v) => ({ name: v.name, mountPath: v.mountPath })),
+  );
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -85,14 +70,7 @@ export function desiredPod(podMachine: PodMachine): V1Pod {
     },
     spec: {
       restartPolicy: 'Always',
-      securityContext: machinePodSecurityContext(spec),
-      automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
-      ...defined({
-        serviceAccountName: spec.serviceAccountName,
-        nodeSelector: copy(spec.nodeSelector),
-        tolerations: copy(spec.tolerations),
-        affinity: copy(spec.affinity),
-      }),
+      ...machinePodSpecFields(podMachine.spec),
       containers: [container],
       volumes: list.map((v) => ({
         name: v.name,
@@ -100,11 +78,6 @@ export function desiredPod(podMachine: PodMachine): V1Pod {
       })),
     },
   };
-}
-
-/** `fields` without the undefined ones, so an unset field stays absent from the object sent. */
-function defined<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** How a restore copies: from which backup claim, with what, as whom, checked against what. */

@@ -3,14 +3,17 @@
 // knows from a StatefulSet's pod template applies unchanged. All immutable after creation.
 import type {
   V1Affinity,
+  V1Container,
   V1ContainerPort,
   V1EnvFromSource,
   V1EnvVar,
   V1PodSecurityContext,
+  V1PodSpec,
   V1Probe,
   V1ResourceRequirements,
   V1SecurityContext,
   V1Toleration,
+  V1VolumeMount,
 } from '@kubernetes/client-node';
 
 export interface MachinePodFields {
@@ -104,5 +107,68 @@ export function machineContainerSecurityContext(fields: MachinePodFields): V1Sec
     ...(escalates ? {} : { allowPrivilegeEscalation: false }),
     ...user,
     capabilities: { drop: ['ALL'], ...user.capabilities },
+  };
+}
+
+const copy = <T>(value: T | undefined): T | undefined =>
+  value === undefined ? undefined : structuredClone(value);
+
+/** `fields` without the undefined ones, so an unset field stays absent from the object sent. */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * A Machine's single container, as every provider that runs one builds it: the image, command and
+ * args, the container's pod fields (copied), and the restricted security defaults.
+ */
+export function machineContainer(
+  name: string,
+  spec: MachinePodFields & { image: string; command?: string[]; args?: string[] },
+  volumeMounts: V1VolumeMount[],
+): V1Container {
+  return {
+    name,
+    image: spec.image,
+    ...(spec.command ? { command: [...spec.command] } : {}),
+    ...(spec.args ? { args: [...spec.args] } : {}),
+    ...defined({
+      env: copy(spec.env),
+      envFrom: copy(spec.envFrom),
+      resources: copy(spec.resources),
+      ports: copy(spec.ports),
+      readinessProbe: copy(spec.readinessProbe),
+      livenessProbe: copy(spec.livenessProbe),
+      startupProbe: copy(spec.startupProbe),
+    }),
+    securityContext: machineContainerSecurityContext(spec),
+    volumeMounts,
+  };
+}
+
+/**
+ * The pod-level fields a Machine's pod takes from its spec: the security context over the
+ * restricted defaults, no API token unless asked, the ServiceAccount and scheduling.
+ */
+export function machinePodSpecFields(
+  spec: MachinePodFields,
+): Pick<
+  V1PodSpec,
+  | 'securityContext'
+  | 'automountServiceAccountToken'
+  | 'serviceAccountName'
+  | 'nodeSelector'
+  | 'tolerations'
+  | 'affinity'
+> {
+  return {
+    securityContext: machinePodSecurityContext(spec),
+    automountServiceAccountToken: spec.automountServiceAccountToken ?? false,
+    ...defined({
+      serviceAccountName: spec.serviceAccountName,
+      nodeSelector: copy(spec.nodeSelector),
+      tolerations: copy(spec.tolerations),
+      affinity: copy(spec.affinity),
+    }),
   };
 }

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { Machine, MachineVolume, PodMachine, VolumeBackup } from '../../../src/apis/index.ts';
-import { check, GiveUp, KIND_ONLY, KindRelease, note, seconds } from '../support/kind.ts';
+import {
+  check,
+  GiveUp,
+  KIND_ONLY,
+  KindRelease,
+  note,
+  seconds,
+  waitForMachineReady,
+} from '../support/kind.ts';
 
 /**
  * The bytes really survive, with everything that makes a tree hard to copy: a Machine (running as
@@ -98,7 +106,7 @@ describe('a hard tree survives a backup and a restore, through faults (kind)', {
     await release.apply(
       machine(release.workloadNamespace, 'writer', image(), ['sh', '-c', script], [volume]),
     );
-    await waitForMachineReady(release, 'writer');
+    await waitForMachineReady(release, 'writer', TIMEOUT_MS);
     await release.waitFor(
       'the writer to finish writing /data',
       async () => (await release.tools.kubectl(exec('writer', 'test -f /tmp/done'))).code === 0,
@@ -211,7 +219,7 @@ describe('a hard tree survives a backup and a restore, through faults (kind)', {
         [restored],
       ),
     );
-    await waitForMachineReady(release, 'reader');
+    await waitForMachineReady(release, 'reader', TIMEOUT_MS);
     note(`reader: restored and Ready ${seconds(Date.now() - started)} after it was created`);
     const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/reader-data');
     assert.equal(
@@ -251,17 +259,4 @@ function machine(
     metadata: { name, namespace },
     spec: { image, command, volumes },
   };
-}
-
-async function waitForMachineReady(release: KindRelease, name: string): Promise<Machine> {
-  return release.waitFor(
-    `machine/${name} to be Running and Ready`,
-    async () => {
-      const m = await release.get<Machine>(`machine/${name}`);
-      if (m.status?.phase === 'Failed')
-        throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
-      return m.status?.phase === 'Running' && m.status.ready === true && m;
-    },
-    { timeoutMs: TIMEOUT_MS, refs: [`machine/${name}`, `podmachine/${name}`] },
-  );
 }

@@ -26,6 +26,7 @@ import {
   restrictedContainerSecurity,
   restrictedPodSecurity,
   seconds,
+  waitForMachineReady,
 } from '../support/kind.ts';
 
 /**
@@ -147,7 +148,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
   check('a Machine with no security fields runs there with the restricted defaults', 150_000, async () => {
     const created = Date.now();
     await release.apply(machine(ns, 'plain', image()));
-    await waitForMachineReady(release, 'plain');
+    await waitForMachineReady(release, 'plain', 120_000);
     note(`machine/plain Running and Ready ${seconds(Date.now() - created)} after its creation`);
     const pod = await release.get<V1Pod>('pod/plain');
     assert.equal(pod.spec?.securityContext?.runAsNonRoot, true);
@@ -253,7 +254,7 @@ describe('Pod Security restricted in the release and workload namespaces (kind)'
     async () => {
       assert.ok(backupName, 'the backup of the previous check exists');
       await release.apply(machine(ns, 'restored', image(), { volumeBackup: backupName, volume: 'data' }));
-      await waitForMachineReady(release, 'restored');
+      await waitForMachineReady(release, 'restored', 120_000);
       const podMachine = await release.get<PodMachine>('podmachine/restored');
       assert.equal(condition(podMachine, 'VolumesReady')?.status, 'True', 'the volume was restored first');
       const claim = await release.get<V1PersistentVolumeClaim>('persistentvolumeclaim/restored-data');
@@ -365,17 +366,4 @@ function basicDeployment(
       },
     },
   };
-}
-
-async function waitForMachineReady(release: KindRelease, name: string): Promise<Machine> {
-  return release.waitFor(
-    `machine/${name} to be Running and Ready`,
-    async () => {
-      const m = await release.get<Machine>(`machine/${name}`);
-      if (m.status?.phase === 'Failed')
-        throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
-      return m.status?.phase === 'Running' && m.status.ready === true && m;
-    },
-    { timeoutMs: 120_000, refs: [`machine/${name}`, `podmachine/${name}`] },
-  );
 }

@@ -20,6 +20,7 @@ import {
   restrictedPod,
   runPod,
   seconds,
+  waitForMachineReady,
 } from '../support/kind.ts';
 
 /**
@@ -160,7 +161,7 @@ describe('SampleDB: PostgreSQL as a Machine survives delete and restore under re
     async () => {
       const started = Date.now();
       await release.apply(postgresMachine(ns, 'sampledb', secret));
-      const m = await waitForMachineReady(release, 'sampledb');
+      const m = await waitForMachineReady(release, 'sampledb', TIMEOUT_MS - 30_000);
       note(`sampledb: created to Ready (database accepting connections) in ${seconds(Date.now() - started)}`);
       const pod = await release.get<V1Pod>('pod/sampledb');
       const container = pod.spec?.containers[0];
@@ -237,7 +238,7 @@ describe('SampleDB: PostgreSQL as a Machine survives delete and restore under re
     await release.apply(
       postgresMachine(ns, 'sampledb-restored', secret, { volumeBackup: backupName, volume: 'data' }),
     );
-    await waitForMachineReady(release, 'sampledb-restored');
+    await waitForMachineReady(release, 'sampledb-restored', TIMEOUT_MS - 30_000);
     note(
       `sampledb-restored: created to Ready (restore and database start) in ${seconds(Date.now() - started)}`,
     );
@@ -422,17 +423,4 @@ function postgresMachine(
       ...overrides,
     },
   };
-}
-
-async function waitForMachineReady(release: KindRelease, name: string): Promise<Machine> {
-  return release.waitFor(
-    `machine/${name} to be Running and Ready`,
-    async () => {
-      const m = await release.get<Machine>(`machine/${name}`);
-      if (m.status?.phase === 'Failed')
-        throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
-      return m.status?.phase === 'Running' && m.status.ready === true && m;
-    },
-    { timeoutMs: TIMEOUT_MS - 30_000, refs: [`machine/${name}`, `podmachine/${name}`] },
-  );
 }

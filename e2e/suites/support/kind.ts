@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import type { CoreV1Event, V1Deployment, V1Lease, V1Pod } from '@kubernetes/client-node';
+import type { Machine } from '../../../src/apis/index.ts';
 import { InClusterOperator } from '../../operator.ts';
 import type { ClusterInfo } from '../../providers/provider.ts';
 import { waitFor } from '../../support/wait.ts';
@@ -488,4 +489,18 @@ export async function runPod(release: KindRelease, pod: V1Pod, timeoutMs = 90_00
     await release.tools.kubectl(['delete', ref, '-n', namespace, '--wait=false']);
     return log;
   }
+}
+
+/** Waits until machine/`name` is Running and Ready; gives up at once if it fails. */
+export function waitForMachineReady(release: KindRelease, name: string, timeoutMs: number): Promise<Machine> {
+  return release.waitFor(
+    `machine/${name} to be Running and Ready`,
+    async () => {
+      const m = await release.get<Machine>(`machine/${name}`);
+      if (m.status?.phase === 'Failed')
+        throw new GiveUp(`machine/${name} failed: ${JSON.stringify(m.status)}`);
+      return m.status?.phase === 'Running' && m.status.ready === true && m;
+    },
+    { timeoutMs, refs: [`machine/${name}`, `podmachine/${name}`] },
+  );
 }

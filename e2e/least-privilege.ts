@@ -23,7 +23,9 @@ export interface RoleRule {
 
 /**
  * The User-Agents the operator's clients send (src/runtime/manager/manager.ts), in its own process and
- * in the tests' in-process managers alike; the tests' own clients send `basic-operator-tests`.
+ * in the tests' in-process managers of its controllers alike; the tests' own clients send
+ * `basic-operator-tests`, their own controllers `basic-operator-tests-controllers`, and other programs
+ * on the runtime their own name (ManagerOptions.userAgent).
  */
 export const OPERATOR_USER_AGENTS: readonly string[] = ['basic-operator', 'basic-operator/events'];
 

@@ -33,6 +33,12 @@ export interface ManagerOptions {
   cache?: CacheOptions;
   /** Who the Events say reported them, and the labels they carry. */
   events?: Pick<ApiEventRecorderOptions, 'reportingController' | 'labels'>;
+  /**
+   * The User-Agent of its requests (`<userAgent>/events` for Events): the audit log tells processes
+   * apart by it, and the least-privilege check counts only the operator's (e2e/least-privilege.ts).
+   * Default `basic-operator`; another program built on the runtime names itself.
+   */
+  userAgent?: string;
 }
 
 export class ClusterUnreachableError extends Error {}
@@ -64,7 +70,12 @@ export class Manager implements ControllerHost {
     const throttle =
       config.qps > 0 ? new PriorityThrottle(new TokenBucket(config.qps, config.burst)) : undefined;
     const host = new URL(kubeConfig.getCurrentCluster()?.server ?? 'https://unknown').host;
-    this.client = new KubeClient(kubeConfig, { throttle, observer: requestObserver(this.registry, host) });
+    const userAgent = options.userAgent ?? 'basic-operator';
+    this.client = new KubeClient(kubeConfig, {
+      throttle,
+      userAgent,
+      observer: requestObserver(this.registry, host),
+    });
     if (throttle) registerThrottleWaiting(this.registry, throttle);
     this.cache = new InformerCache(this.client, this.log, {
       ...options.cache,
@@ -77,7 +88,7 @@ export class Manager implements ControllerHost {
     const eventThrottle = config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined;
     const eventClient = new KubeClient(kubeConfig, {
       throttle: eventThrottle,
-      userAgent: 'basic-operator/events',
+      userAgent: `${userAgent}/events`,
       observer: requestObserver(this.registry, host),
     });
     this.eventRecorder = new ApiEventRecorder({

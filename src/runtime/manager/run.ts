@@ -56,7 +56,7 @@ export async function runOperator(argv: string[], options: RunOptions): Promise<
   let manager: Manager;
   try {
     const kubeConfig = await loadKubeConfig(commandLine.config.kubeconfig);
-    manager = new Manager(commandLine.config, kubeConfig, options.manager);
+    manager = new Manager(commandLine.config, kubeConfig, { userAgent: options.name, ...options.manager });
   } catch (err) {
     process.stderr.write(`${options.name}: cannot load the kubeconfig: ${errorMessage(err)}\n`);
     return 1;

@@ -27,6 +27,7 @@ import { Manager } from '../../../src/runtime/manager/manager.ts';
 import { type Condition, setCondition } from '../../../src/runtime/write/conditions.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { testLogger } from '../../support/log.ts';
+import { TEST_CONTROLLERS_USER_AGENT } from '../../support/manager.ts';
 
 export const TEST_GROUP = 'contract-kit.test.basicoperator.dev';
 const TEST_VERSION = 'v1alpha1';
@@ -183,7 +184,7 @@ export async function startTestProviders(namespace: string, kinds: readonly Test
     {},
   );
   if (config === 'help') throw new Error('unexpected help');
-  const manager = new Manager(config, await testKubeConfig());
+  const manager = new Manager(config, await testKubeConfig(), { userAgent: TEST_CONTROLLERS_USER_AGENT });
   for (const kind of kinds) {
     const type = testResource(kind);
     manager

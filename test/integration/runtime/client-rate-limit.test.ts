@@ -4,6 +4,7 @@ import { testCluster, testKubeConfig } from '../../../e2e/support/cluster.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import { parseConfig } from '../../../src/runtime/manager/config.ts';
 import { Manager } from '../../../src/runtime/manager/manager.ts';
+import { TEST_CONTROLLERS_USER_AGENT } from '../../support/manager.ts';
 
 const CALLS = 30;
 
@@ -14,7 +15,7 @@ async function managerWith(flags: string[]): Promise<Manager> {
     {},
   );
   if (config === 'help') throw new Error('unexpected help');
-  return new Manager(config, await testKubeConfig());
+  return new Manager(config, await testKubeConfig(), { userAgent: TEST_CONTROLLERS_USER_AGENT });
 }
 
 /** Milliseconds for CALLS sequential reads through the manager's client. */

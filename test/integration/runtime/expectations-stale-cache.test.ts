@@ -13,7 +13,7 @@ import { requestKey } from '../../../src/runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../../src/runtime/expectations.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { testLogger } from '../../support/log.ts';
-import { startTestManager } from '../../support/manager.ts';
+import { startTestManager, TEST_CONTROLLERS_USER_AGENT } from '../../support/manager.ts';
 import { LaggingClient } from './lagging-client.ts';
 
 /**
@@ -103,42 +103,47 @@ async function fanOut(
   counter.start(signal);
   await waitFor('the test informers to sync', () => laggingChildren.hasSynced && counter.hasSynced);
 
-  const manager = await startTestManager([ns], (m) => {
-    const configMaps = m.cache.informerFor<V1ConfigMap>(CoreTypes.ConfigMap);
-    controller = m
-      .controller(useExpectations ? 'fan-out' : 'fan-out-without-expectations')
-      .for(CoreTypes.ConfigMap, {
-        create: (cm) => cm.metadata?.labels?.test === 'parent',
-        update: (_old, cm) => cm.metadata?.labels?.test === 'parent',
-        delete: (cm) => cm.metadata?.labels?.test === 'parent',
-      })
-      .complete({
-        async reconcile(request) {
-          reconciles++;
-          const key = requestKey(request);
-          const parent = configMaps.get(request.namespace, request.name);
-          if (!parent) {
-            expectations.deleteExpectations(key);
+  const manager = await startTestManager(
+    [ns],
+    (m) => {
+      const configMaps = m.cache.informerFor<V1ConfigMap>(CoreTypes.ConfigMap);
+      controller = m
+        .controller(useExpectations ? 'fan-out' : 'fan-out-without-expectations')
+        .for(CoreTypes.ConfigMap, {
+          create: (cm) => cm.metadata?.labels?.test === 'parent',
+          update: (_old, cm) => cm.metadata?.labels?.test === 'parent',
+          delete: (cm) => cm.metadata?.labels?.test === 'parent',
+        })
+        .complete({
+          async reconcile(request) {
+            reconciles++;
+            const key = requestKey(request);
+            const parent = configMaps.get(request.namespace, request.name);
+            if (!parent) {
+              expectations.deleteExpectations(key);
+              return undefined;
+            }
+            if (useExpectations && !expectations.satisfied(key)) {
+              unsatisfied++;
+              return undefined;
+            }
+            const missing = CHILDREN - laggingChildren.byOwner(parent.metadata?.uid ?? '').length;
+            if (missing <= 0) return undefined;
+            if (useExpectations) expectations.expectCreations(key, missing);
+            const results = await Promise.allSettled(
+              Array.from({ length: missing }, () => m.client.create(CoreTypes.ConfigMap, childOf(parent))),
+            );
+            const failed = results.filter((r) => r.status === 'rejected');
+            // A failed create will never be observed: stop waiting for it.
+            if (useExpectations && failed.length > 0) expectations.lowerExpectations(key, failed.length);
+            if (failed[0]) throw failed[0].reason;
             return undefined;
-          }
-          if (useExpectations && !expectations.satisfied(key)) {
-            unsatisfied++;
-            return undefined;
-          }
-          const missing = CHILDREN - laggingChildren.byOwner(parent.metadata?.uid ?? '').length;
-          if (missing <= 0) return undefined;
-          if (useExpectations) expectations.expectCreations(key, missing);
-          const results = await Promise.allSettled(
-            Array.from({ length: missing }, () => m.client.create(CoreTypes.ConfigMap, childOf(parent))),
-          );
-          const failed = results.filter((r) => r.status === 'rejected');
-          // A failed create will never be observed: stop waiting for it.
-          if (useExpectations && failed.length > 0) expectations.lowerExpectations(key, failed.length);
-          if (failed[0]) throw failed[0].reason;
-          return undefined;
-        },
-      });
-  });
+          },
+        });
+    },
+    [],
+    { userAgent: TEST_CONTROLLERS_USER_AGENT },
+  );
 
   try {
     for (const name of PARENTS) await client.create(CoreTypes.ConfigMap, parentConfigMap(ns, name));

@@ -11,7 +11,7 @@ import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
 import { TerminalError } from '../../../src/runtime/controller/reconciler.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
-import { startTestManager } from '../../support/manager.ts';
+import { startTestManager, TEST_CONTROLLERS_USER_AGENT } from '../../support/manager.ts';
 
 const CONTROLLER = 'metrics-probe';
 
@@ -83,6 +83,7 @@ describe('metrics and health endpoints of a manager', () => {
         '--kube-api-qps',
         '50',
       ],
+      { userAgent: TEST_CONTROLLERS_USER_AGENT },
     );
     managers.push(manager);
     const { metrics, health } = manager.ports;
@@ -142,11 +143,16 @@ describe('metrics and health endpoints of a manager', () => {
   });
 
   it('is not ready while an informer cannot sync, and names it', { timeout: 60_000 }, async () => {
-    const manager = await startTestManager([ns], (m) => {
-      m.controller('never-synced')
-        .for(MISSING_TYPE)
-        .complete({ reconcile: async () => undefined });
-    });
+    const manager = await startTestManager(
+      [ns],
+      (m) => {
+        m.controller('never-synced')
+          .for(MISSING_TYPE)
+          .complete({ reconcile: async () => undefined });
+      },
+      [],
+      { userAgent: TEST_CONTROLLERS_USER_AGENT },
+    );
     managers.push(manager);
     const health = manager.ports.health!;
     const informer = manager.cache.informerFor(MISSING_TYPE);

@@ -8,6 +8,7 @@ import type { CoreV1Event, V1PersistentVolumeClaim } from '@kubernetes/client-no
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from '../../examples/statefulset-provider/src/api.ts';
 import { RESTORED_FROM_ANNOTATION as STATEFULSET_RESTORED_FROM } from '../../examples/statefulset-provider/src/names.ts';
 import {
+  ADOPTABLE_BY_ANNOTATION,
   MACHINE,
   type Machine,
   type MachineVolume,
@@ -525,7 +526,8 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
     return {
       apiVersion: STATEFULSET_MACHINE.apiVersion,
       kind: STATEFULSET_MACHINE.kind,
-      metadata: { name, namespace: WORKLOAD_NS },
+      // The Machine of its name may adopt it (referencingMachine).
+      metadata: { name, namespace: WORKLOAD_NS, annotations: { [ADOPTABLE_BY_ANNOTATION]: name } },
       spec: { image: image(), command: SLEEP, volumes: machineVolumes },
     };
   }

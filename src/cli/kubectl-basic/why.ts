@@ -39,6 +39,7 @@ const MACHINE_LEVEL_REASONS = new Set([
   'ContractNotDeclared',
   'CrossNamespaceReference',
   'InfrastructureOwnedByOther',
+  'InfrastructureNotAdoptable',
   'ContractViolation',
   'InfrastructureForbidden',
   'InfrastructureDeleted',

@@ -2,6 +2,7 @@
 // is the one place the Machine controller names a provider's kind: it creates the object, and reads
 // it back only through the contract, like any other provider's.
 import {
+  CREATED_FOR_ANNOTATION,
   MACHINE,
   MACHINE_POD_FIELDS,
   MANAGED_BY_LABEL,
@@ -14,7 +15,8 @@ import { controllerReference } from '../../runtime/write/owner-refs.ts';
 
 /**
  * A PodMachine of the Machine's name and namespace, its spec the Machine's image, command, args,
- * volumes and pod fields (immutable on both, so it never needs rewriting), controlled by the Machine.
+ * volumes and pod fields (immutable on both, so it never needs rewriting), controlled by the Machine,
+ * and saying which Machine created it (CREATED_FOR_ANNOTATION).
  */
 export function desiredPodMachine(machine: Machine): PodMachine {
   const { image, command, args, volumes } = machine.spec;
@@ -31,6 +33,7 @@ export function desiredPodMachine(machine: Machine): PodMachine {
       name: machine.metadata.name,
       namespace: machine.metadata.namespace,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+      annotations: { [CREATED_FOR_ANNOTATION]: machine.metadata.uid ?? '' },
       ownerReferences: [controllerReference(machine, MACHINE)],
     },
     spec: {

@@ -29,7 +29,9 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
-import { adopt, isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { patchWithGuards } from '../../runtime/write/guarded-patch.ts';
+import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import { adoptionPatch, adoptionRefusal } from './adoption.ts';
 import { creationBlocked } from './gate.ts';
 import { desiredPodMachine } from './inline.ts';
 import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './reference.ts';
@@ -167,7 +169,14 @@ export class MachineReconciler implements Reconciler<Machine> {
         };
       }
       if (!owner) {
-        obj = await adopt(this.deps.client, found.type, obj, machine, MACHINE, { signal: ctx.signal });
+        const refusal = adoptionRefusal(obj, machine);
+        if (refusal) {
+          return { observation: observe(problem('InfrastructureNotAdoptable', refusal), statusRef) };
+        }
+        obj = await patchWithGuards(this.deps.client, found.type, obj, (o) => adoptionPatch(o, machine), {
+          attempts: 1,
+          signal: ctx.signal,
+        });
         this.deps.events.normal(machine, {
           reason: 'InfrastructureOwned',
           action: 'Adopt',

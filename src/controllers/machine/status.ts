@@ -27,6 +27,7 @@ export type ProblemReason =
   | 'ContractNotDeclared'
   | 'CrossNamespaceReference'
   | 'InfrastructureOwnedByOther'
+  | 'InfrastructureNotAdoptable'
   | 'ContractViolation'
   | 'InfrastructureForbidden';
 
@@ -40,6 +41,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set<string>([
   'ContractNotDeclared',
   'CrossNamespaceReference',
   'InfrastructureOwnedByOther',
+  'InfrastructureNotAdoptable',
   'ContractViolation',
   'InfrastructureForbidden',
   INFRASTRUCTURE_FAILED,

@@ -5,7 +5,7 @@
 // by its own controller owner. It re-parents them (its own controller reference replaces the
 // Machine's) instead of creating them again or calling them foreign, so an operator upgrade neither
 // recreates nor orphans a running Machine's pod and claims.
-import { POD_MACHINE, type PodMachine } from '../../apis/index.ts';
+import { CREATED_FOR_ANNOTATION, POD_MACHINE, type PodMachine } from '../../apis/index.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import type { ResourceType } from '../../runtime/client/resource.ts';
@@ -18,10 +18,18 @@ import {
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
 import { POD_MACHINE_LABEL, podMachineLabelValue } from './names.ts';
 
-/** Whether `obj` is controlled by the PodMachine's own controller owner (matched by uid). */
+/**
+ * Whether `obj` is controlled by the PodMachine's own controller owner (matched by uid), and that
+ * owner is the Machine that created the PodMachine (CREATED_FOR_ANNOTATION): a PodMachine some other
+ * way came under a Machine (adopted through a grant) takes nothing over.
+ */
 export function isInherited(obj: KubeObject, podMachine: PodMachine): boolean {
   const owner = controllerRefOf(podMachine)?.uid;
-  return owner !== undefined && controllerRefOf(obj)?.uid === owner;
+  return (
+    owner !== undefined &&
+    podMachine.metadata.annotations?.[CREATED_FOR_ANNOTATION] === owner &&
+    controllerRefOf(obj)?.uid === owner
+  );
 }
 
 /** `~` and `/` escaped for a JSON Pointer segment (RFC 6901). */

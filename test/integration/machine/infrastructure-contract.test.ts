@@ -11,6 +11,7 @@ import { installCrds } from '../../../e2e/support/crds.ts';
 import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
+  ADOPTABLE_BY_ANNOTATION,
   AGGREGATE_TO_MANAGER_LABEL,
   CONTRACT_LABEL,
   type InfrastructureReference,
@@ -110,16 +111,22 @@ function referencing(ns: string, name: string, infrastructureRef: Infrastructure
   };
 }
 
+/** A provider object made by hand, which Machine `adoptableBy` may adopt (ADOPTABLE_BY_ANNOTATION). */
 async function createProvider(
   client: KubeClient,
   type: ResourceType<Unstructured>,
   ns: string,
   name: string,
+  adoptableBy?: string,
 ) {
   return client.create(type, {
     apiVersion: API_VERSION,
     kind: type.kind,
-    metadata: { name, namespace: ns },
+    metadata: {
+      name,
+      namespace: ns,
+      ...(adoptableBy ? { annotations: { [ADOPTABLE_BY_ANNOTATION]: adoptableBy } } : {}),
+    },
     spec: { size: 'small' },
   });
 }
@@ -185,7 +192,7 @@ describe('Machine controller on the infrastructure contract', () => {
   });
 
   it('owns the object, mirrors its readiness, copies its fields, and on deletion runs the handshake', async () => {
-    await createProvider(client, WIDGET, ns, 'w1');
+    await createProvider(client, WIDGET, ns, 'w1', 'm1');
     const created = await client.create(MACHINE, referencing(ns, 'm1', ref(WIDGET, 'w1')));
     const provisioning = await waitForMachine(
       client,
@@ -251,7 +258,7 @@ describe('Machine controller on the infrastructure contract', () => {
     );
     assert.equal(pending.status?.phase, 'Pending');
     await waitForEvent(client, ns, 'Machine', 'm2', 'InfrastructureNotFound');
-    await createProvider(client, WIDGET, ns, 'w2');
+    await createProvider(client, WIDGET, ns, 'w2', 'm2');
     await waitForMachine(
       client,
       ns,
@@ -264,7 +271,7 @@ describe('Machine controller on the infrastructure contract', () => {
   });
 
   it('a kind whose CRD has no contract label: ContractNotDeclared and an Event; labelling the CRD lets it through', async () => {
-    await createProvider(client, UNLABELLED, ns, 'u1');
+    await createProvider(client, UNLABELLED, ns, 'u1', 'm3');
     await client.create(MACHINE, referencing(ns, 'm3', ref(UNLABELLED, 'u1')));
     const failed = await waitForMachine(
       client,
@@ -310,7 +317,7 @@ describe('Machine controller on the infrastructure contract', () => {
   });
 
   it('an object another Machine owns: InfrastructureOwnedByOther and an Event, the object left to its owner', async () => {
-    await createProvider(client, WIDGET, ns, 'w5');
+    await createProvider(client, WIDGET, ns, 'w5', 'm5a');
     const first = await client.create(MACHINE, referencing(ns, 'm5a', ref(WIDGET, 'w5')));
     await waitFor('m5a to own w5', async () =>
       (await getProvider(client, WIDGET, ns, 'w5'))?.metadata?.ownerReferences?.some(
@@ -330,8 +337,38 @@ describe('Machine controller on the infrastructure contract', () => {
     assert.equal((await getProvider(client, WIDGET, ns, 'w5'))?.metadata?.ownerReferences?.length, 1);
   });
 
+  it('an object that does not name the Machine: InfrastructureNotAdoptable and an Event, never owned; the grant, once given, is used up', async () => {
+    await createProvider(client, WIDGET, ns, 'w8');
+    await client.create(MACHINE, referencing(ns, 'm8', ref(WIDGET, 'w8')));
+    const refused = await waitForMachine(
+      client,
+      ns,
+      'm8',
+      'InfrastructureNotAdoptable',
+      reasonIs('InfrastructureNotAdoptable'),
+    );
+    assert.match(
+      condition(refused, 'InfrastructureReady')?.message ?? '',
+      /Widget w8 has no controller and does not say this Machine may adopt it; whoever made it annotates it infra\.basicoperator\.dev\/adoptable-by=m8/,
+    );
+    await waitForEvent(client, ns, 'Machine', 'm8', 'InfrastructureNotAdoptable');
+    assert.equal((await getProvider(client, WIDGET, ns, 'w8'))?.metadata?.ownerReferences, undefined);
+
+    await client.patch(WIDGET, {
+      namespace: ns,
+      name: 'w8',
+      patchType: 'merge',
+      body: { metadata: { annotations: { [ADOPTABLE_BY_ANNOTATION]: 'm8' } } },
+    });
+    const owned = await waitFor('m8 to own w8', async () => {
+      const obj = await getProvider(client, WIDGET, ns, 'w8');
+      return obj?.metadata?.ownerReferences?.some((r) => r.controller && r.name === 'm8') ? obj : undefined;
+    });
+    assert.equal(owned.metadata?.annotations?.[ADOPTABLE_BY_ANNOTATION], undefined, 'the grant is used up');
+  });
+
   it('a status that breaks the contract: ContractViolation and an Event, until the provider fixes it', async () => {
-    await createProvider(client, WIDGET, ns, 'w6');
+    await createProvider(client, WIDGET, ns, 'w6', 'm6');
     await setStatus(client, WIDGET, ns, 'w6', { ready: 'yes' });
     await client.create(MACHINE, referencing(ns, 'm6', ref(WIDGET, 'w6')));
     const failed = await waitForMachine(client, ns, 'm6', 'ContractViolation', reasonIs('ContractViolation'));
@@ -364,7 +401,7 @@ describe('Machine controller without access to a provider kind', () => {
   });
 
   it('InfrastructureForbidden saying how to grant access, and an Event; a ClusterRole for the kind lets it through', async () => {
-    await createProvider(client, LOCKED, ns, 'l1');
+    await createProvider(client, LOCKED, ns, 'l1', 'm7');
     await client.create(MACHINE, referencing(ns, 'm7', ref(LOCKED, 'l1')));
     const failed = await waitForMachine(
       client,

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import {
+  ADOPTABLE_BY_ANNOTATION,
   MACHINE,
   MACHINE_FINALIZER,
   MANAGED_BY_LABEL,
@@ -342,7 +343,7 @@ describe('Machine lifecycle with backups', () => {
     await client.create(POD_MACHINE, {
       apiVersion: POD_MACHINE.apiVersion,
       kind: POD_MACHINE.kind,
-      metadata: { name: 'delta', namespace: ns },
+      metadata: { name: 'delta', namespace: ns, annotations: { [ADOPTABLE_BY_ANNOTATION]: 'delta-machine' } },
       spec: {
         image: 'registry.k8s.io/pause:3.10',
         volumes: [{ name: 'data', size: '1Gi', mountPath: '/data' }],

@@ -17,6 +17,7 @@ import {
   type StatefulSetMachine,
   type StatefulSetMachineSpec,
 } from '../../../examples/statefulset-provider/src/api.ts';
+import { ADOPTABLE_BY_ANNOTATION } from '../../../src/apis/index.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 
@@ -118,7 +119,8 @@ export function statefulSetMachine(
   return {
     apiVersion: STATEFULSET_MACHINE.apiVersion,
     kind: STATEFULSET_MACHINE.kind,
-    metadata: { name, namespace: ns },
+    // The Machine of the same name, if there is one, may adopt it.
+    metadata: { name, namespace: ns, annotations: { [ADOPTABLE_BY_ANNOTATION]: name } },
     spec: {
       image: 'registry.k8s.io/pause:3.10',
       volumes: [

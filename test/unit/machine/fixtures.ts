@@ -1,5 +1,6 @@
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import {
+  ADOPTABLE_BY_ANNOTATION,
   CONTRACT_LABEL,
   type InfrastructureReference,
   type Machine,
@@ -86,6 +87,11 @@ export const POD_MACHINE_CRD: V1CustomResourceDefinition = {
     versions: [],
   },
 };
+
+/** The metadata that lets Machine `machine` adopt a provider object. */
+export function adoptableBy(machine: string): { annotations: Record<string, string> } {
+  return { annotations: { [ADOPTABLE_BY_ANNOTATION]: machine } };
+}
 
 /** A provider object in the Machine's namespace, with this status. */
 export function cloudMachine(

@@ -13,6 +13,7 @@ import {
   STOP_REQUESTED_ANNOTATION,
   VOLUME_BACKUP_FINALIZER,
 } from '../../../src/apis/index.ts';
+import { adoptionPatch } from '../../../src/controllers/machine/adoption.ts';
 import { CONTROLLER_NAME } from '../../../src/controllers/machine/index.ts';
 import { desiredPodMachine } from '../../../src/controllers/machine/inline.ts';
 import { MachineReconciler } from '../../../src/controllers/machine/reconciler.ts';
@@ -27,11 +28,12 @@ import type { MapFunc } from '../../../src/runtime/controller/watch.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import { findCondition } from '../../../src/runtime/write/conditions.ts';
 import { addFinalizerPatch } from '../../../src/runtime/write/finalizers.ts';
-import { adoptPatch, controllerReference } from '../../../src/runtime/write/owner-refs.ts';
+import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import type { Action } from '../../support/fake/client.ts';
 import { FakeCluster } from '../../support/fake/cluster.ts';
 import { type Harness, harness } from '../../support/fake/harness.ts';
 import {
+  adoptableBy,
   CLOUD_MACHINE,
   cloudMachine,
   cloudRef,
@@ -379,27 +381,341 @@ describe('MachineReconciler: a Machine that references a provider object', () =>
     const m = held(referencing(cloudRef()));
     const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', uid: 'cm-uid' };
     const { h, cluster } = await setup([m], {
-      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', { ready: true }, { ownerReferences: [other] })),
+      seed: (c) =>
+        c.seed(
+          CLOUD_MACHINE,
+          cloudMachine('vm-1', { ready: true }, { ownerReferences: [other], ...adoptableBy('web') }),
+        ),
     });
     const before = cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1');
     assert.equal(await h.reconcile('web'), undefined);
     assert.deepEqual(h.client.writeSummary(), ['patch CloudMachine vm-1']);
     const patch = h.client.writes()[0];
     assert.equal(patch?.patchType, 'json');
-    assert.deepEqual(patch?.body, adoptPatch(before, m, MACHINE));
+    assert.deepEqual(patch?.body, adoptionPatch(before, m));
     assert.deepEqual(
       ((patch?.body ?? []) as Array<{ op: string; path: string }>).map((op) => `${op.op} ${op.path}`),
-      ['test /metadata/uid', 'test /metadata/ownerReferences', 'add /metadata/ownerReferences/-'],
+      [
+        'test /metadata/uid',
+        'test /metadata/ownerReferences',
+        'add /metadata/ownerReferences/-',
+        'test /metadata/annotations/infra.basicoperator.dev~1adoptable-by',
+        'remove /metadata/annotations/infra.basicoperator.dev~1adoptable-by',
+      ],
     );
-    assert.deepEqual(cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1').metadata?.ownerReferences, [
-      other,
-      controllerReference(m, MACHINE),
-    ]);
+    const after = cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1').metadata;
+    assert.deepEqual(after?.ownerReferences, [other, controllerReference(m, MACHINE)]);
+    assert.deepEqual(after?.annotations ?? {}, {}, 'the grant is used up');
     assert.deepEqual(h.status.last('web')?.infrastructureRef, cloudRef());
     assert.equal(h.status.last('web')?.phase, 'Running');
     assert.equal(infrastructure(h), 'True InfrastructureReady: CloudMachine vm-1: ready');
     assert.deepEqual(h.eventSummary(), ['Normal InfrastructureOwned', 'Normal Running']);
     assertMetadataOnly(h.client.actions);
+  });
+
+  it('an object without a controller that does not name this Machine: InfrastructureNotAdoptable, nothing written; the grant wakes and adopts', async () => {
+    const { h, cluster, wakes } = await setup([held(referencing(cloudRef()))], {
+      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', { ready: true })),
+    });
+    assert.equal(await h.reconcile('web'), undefined, 'no requeue: a change of the object wakes it');
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(
+      infrastructure(h),
+      'False InfrastructureNotAdoptable: CloudMachine vm-1 has no controller and does not say this Machine may adopt it; whoever made it annotates it infra.basicoperator.dev/adoptable-by=web to hand it over',
+    );
+    assert.deepEqual(h.status.last('web')?.infrastructureRef, cloudRef());
+    assert.deepEqual(h.eventSummary(), ['Warning InfrastructureNotAdoptable']);
+
+    cluster.server.patch(CLOUD_MACHINE, {
+      namespace: 'ns',
+      name: 'vm-1',
+      patchType: 'merge',
+      body: { metadata: adoptableBy('other') },
+    });
+    await cluster.sync();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), [], 'granted to another Machine');
+    assert.match(infrastructure(h) ?? '', /may be adopted by Machine other, not by this one/);
+
+    cluster.server.patch(CLOUD_MACHINE, {
+      namespace: 'ns',
+      name: 'vm-1',
+      patchType: 'merge',
+      body: { metadata: adoptableBy('web') },
+    });
+    await cluster.sync();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['patch CloudMachine vm-1']);
+    assert.equal(infrastructure(h), 'True InfrastructureReady: CloudMachine vm-1: ready');
+  });
+
+  it('backup policy OnDelete: the finalizer, and nothing created until the backup finalizer is there', async () => {
+    const { h, cluster, wakes } = await setup([machine()]);
+    assert.equal(await h.reconcile('web'), undefined, 'the backup finalizer arriving wakes it: no requeue');
+    assert.deepEqual(h.client.writeSummary(), ['patch Machine web']);
+    assert.equal(h.status.last('web')?.phase, 'Pending');
+    assert.match(
+      infrastructure(h) ?? '',
+      /^False WaitingForBackupFinalizer: .*infra\.basicoperator\.dev\/volume-backup/,
+    );
+    assert.equal(h.status.last('web')?.infrastructureRef, undefined);
+    assert.deepEqual(h.eventSummary(), []);
+
+    cluster.server.patch(MACHINE, {
+      namespace: 'ns',
+      name: 'web',
+      patchType: 'json',
+      body: [{ op: 'add', path: '/metadata/finalizers/-', value: VOLUME_BACKUP_FINALIZER }],
+    });
+    await cluster.sync();
+    wakes.take();
+    h.client.clearActions();
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['create PodMachine web']);
+  });
+
+  it('a Machine waiting for the backup finalizer is not woken by a CRD change of its group; once held, it is', async () => {
+    const { h, cluster, wakes } = await setup([machine()]);
+    await h.reconcile('web');
+    const touchCrd = async () => {
+      cluster.server.patch(CoreTypes.CustomResourceDefinition, {
+        namespace: undefined,
+        name: POD_MACHINE_CRD.metadata?.name ?? '',
+        patchType: 'merge',
+        body: { metadata: { labels: { touched: String(Date.now()) } } },
+      });
+      await cluster.sync();
+    };
+    wakes.take();
+    await touchCrd();
+    assert.deepEqual(wakes.take(), [], 'it reads nothing of its provider kind while it waits');
+
+    cluster.server.patch(MACHINE, {
+      namespace: 'ns',
+      name: 'web',
+      patchType: 'json',
+      body: [{ op: 'add', path: '/metadata/finalizers/-', value: VOLUME_BACKUP_FINALIZER }],
+    });
+    await cluster.sync();
+    wakes.take();
+    await touchCrd();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+  });
+
+  it("mirrors the PodMachine's readiness, reason and message, and copies providerID, addresses and volumes", async () => {
+    const m = held(machine(NO_BACKUP));
+    const { h, cluster, wakes } = await setup([m], {
+      seed: (c) =>
+        c.seed(POD_MACHINE, {
+          ...desiredPodMachine(m),
+          status: {
+            ready: true,
+            providerID: 'pod://ns/web',
+            addresses: [{ type: 'InternalIP', address: '10.244.0.7' }],
+            volumes: [
+              { name: 'data', claimName: 'web-data', phase: 'Bound' },
+              { name: 'logs', claimName: 'web-logs', phase: 'Bound' },
+            ],
+            conditions: [readyCondition('True', 'PodReady', 'pod web is running and ready')],
+          },
+        }),
+    });
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    const status = h.status.last('web');
+    assert.equal(status?.phase, 'Running');
+    assert.equal(status?.ready, true);
+    assert.equal(status?.providerID, 'pod://ns/web');
+    assert.deepEqual(status?.addresses, [{ type: 'InternalIP', address: '10.244.0.7' }]);
+    assert.deepEqual(status?.volumes, [
+      { name: 'data', claimName: 'web-data', phase: 'Bound' },
+      { name: 'logs', claimName: 'web-logs', phase: 'Bound' },
+    ]);
+    assert.equal(infrastructure(h), 'True PodReady: PodMachine web: pod web is running and ready');
+    assert.equal(condition(h, 'Ready')?.status, 'True');
+    assert.deepEqual(h.eventSummary(), ['Normal Running']);
+
+    setStatus(cluster, POD_MACHINE, 'web', {
+      ready: false,
+      conditions: [readyCondition('False', 'PodNotReady', 'pod web is running but not ready')],
+    });
+    await cluster.sync();
+    assert.deepEqual(wakes.take(), ['ns/web'], "the PodMachine's event wakes its Machine");
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.equal(h.status.last('web')?.phase, 'Provisioning');
+    assert.equal(infrastructure(h), 'False PodNotReady: PodMachine web: pod web is running but not ready');
+    assert.deepEqual(
+      [condition(h, 'Ready')?.reason, condition(h, 'Ready')?.message],
+      ['PodNotReady', 'PodMachine web: pod web is running but not ready'],
+      'Ready says what the Machine waits for',
+    );
+  });
+
+  it('a Ready condition for an older generation is not ready yet', async () => {
+    const m = held(machine(NO_BACKUP));
+    const { h } = await setup([m], {
+      seed: (c) =>
+        c.seed(POD_MACHINE, {
+          ...desiredPodMachine(m),
+          metadata: { ...desiredPodMachine(m).metadata, generation: 2 },
+          status: { conditions: [readyCondition('True', 'PodReady', 'ready', 1)] },
+        }),
+    });
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.equal(h.status.last('web')?.phase, 'Provisioning');
+    assert.match(
+      infrastructure(h) ?? '',
+      /^False GenerationNotObserved: PodMachine web: the provider has not observed generation 2/,
+    );
+  });
+
+  it("a terminal failure: Failed, InfrastructureFailed with the provider's reason, one Warning, no retry", async () => {
+    const m = held(machine(NO_BACKUP));
+    const { h } = await setup([m], {
+      seed: (c) =>
+        c.seed(POD_MACHINE, {
+          ...desiredPodMachine(m),
+          status: { failureReason: 'PodFailed', failureMessage: 'container machine exited with code 1' },
+        }),
+    });
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.equal(h.status.last('web')?.phase, 'Failed');
+    assert.equal(
+      infrastructure(h),
+      'False InfrastructureFailed: PodMachine web failed: PodFailed: container machine exited with code 1',
+    );
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.eventSummary(), ['Warning InfrastructureFailed'], 'once per change of reason');
+  });
+
+  it('a PodMachine of its name that it does not control: InfrastructureOwnedByOther, nothing written to it', async () => {
+    const m = held(machine(NO_BACKUP));
+    const { h } = await setup([m], {
+      seed: (c) =>
+        c.seed(POD_MACHINE, { ...desiredPodMachine(m), metadata: { name: 'web', namespace: 'ns' } }),
+    });
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(h.status.last('web')?.phase, 'Failed');
+    assert.match(
+      infrastructure(h) ?? '',
+      /^False InfrastructureOwnedByOther: PodMachine web was not made for this Machine \(it has no controller\)/,
+    );
+    assert.deepEqual(h.eventSummary(), ['Warning InfrastructureOwnedByOther']);
+  });
+
+  it('AlreadyExists for a PodMachine the cache does not show yet: read live, and used when it is ours', async () => {
+    const m = held(machine(NO_BACKUP));
+    const { h, cluster } = await setup([m]);
+    // The informer (shared with the one the reconciler asks for) lists before the PodMachine exists.
+    await cluster.informer(POD_MACHINE);
+    cluster.seed(POD_MACHINE, { ...desiredPodMachine(m), status: { ready: true } });
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(
+      h.client.actions
+        .filter((a) => a.kind === 'PodMachine')
+        .map((a) => `${a.verb} ${a.error?.reason ?? 'ok'}`),
+      ['create AlreadyExists', 'get ok'],
+    );
+    assert.equal(h.status.last('web')?.phase, 'Running');
+  });
+});
+
+describe('MachineReconciler: a Machine that references a provider object', () => {
+  it('owns it with a JSON Patch guarded by a test of its ownerReferences, then mirrors it', async () => {
+    const m = held(referencing(cloudRef()));
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', uid: 'cm-uid' };
+    const { h, cluster } = await setup([m], {
+      seed: (c) =>
+        c.seed(
+          CLOUD_MACHINE,
+          cloudMachine('vm-1', { ready: true }, { ownerReferences: [other], ...adoptableBy('web') }),
+        ),
+    });
+    const before = cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1');
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['patch CloudMachine vm-1']);
+    const patch = h.client.writes()[0];
+    assert.equal(patch?.patchType, 'json');
+    assert.deepEqual(patch?.body, adoptionPatch(before, m));
+    assert.deepEqual(
+      ((patch?.body ?? []) as Array<{ op: string; path: string }>).map((op) => `${op.op} ${op.path}`),
+      [
+        'test /metadata/uid',
+        'test /metadata/ownerReferences',
+        'add /metadata/ownerReferences/-',
+        'test /metadata/annotations/infra.basicoperator.dev~1adoptable-by',
+        'remove /metadata/annotations/infra.basicoperator.dev~1adoptable-by',
+      ],
+    );
+    const after = cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1').metadata;
+    assert.deepEqual(after?.ownerReferences, [other, controllerReference(m, MACHINE)]);
+    assert.deepEqual(after?.annotations ?? {}, {}, 'the grant is used up');
+    assert.deepEqual(h.status.last('web')?.infrastructureRef, cloudRef());
+    assert.equal(h.status.last('web')?.phase, 'Running');
+    assert.equal(infrastructure(h), 'True InfrastructureReady: CloudMachine vm-1: ready');
+    assert.deepEqual(h.eventSummary(), ['Normal InfrastructureOwned', 'Normal Running']);
+    assertMetadataOnly(h.client.actions);
+  });
+
+  it('an object without a controller that does not name this Machine: InfrastructureNotAdoptable, nothing written; the grant wakes and adopts', async () => {
+    const { h, cluster, wakes } = await setup([held(referencing(cloudRef()))], {
+      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', { ready: true })),
+    });
+    assert.equal(await h.reconcile('web'), undefined, 'no requeue: a change of the object wakes it');
+    assert.deepEqual(h.client.writeSummary(), []);
+    assert.equal(
+      infrastructure(h),
+      'False InfrastructureNotAdoptable: CloudMachine vm-1 has no controller and does not say this Machine may adopt it; whoever made it annotates it infra.basicoperator.dev/adoptable-by=web to hand it over',
+    );
+    assert.deepEqual(h.status.last('web')?.infrastructureRef, cloudRef());
+    assert.deepEqual(h.eventSummary(), ['Warning InfrastructureNotAdoptable']);
+
+    cluster.server.patch(CLOUD_MACHINE, {
+      namespace: 'ns',
+      name: 'vm-1',
+      patchType: 'merge',
+      body: { metadata: adoptableBy('other') },
+    });
+    await cluster.sync();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), [], 'granted to another Machine');
+    assert.match(infrastructure(h) ?? '', /may be adopted by Machine other, not by this one/);
+
+    cluster.server.patch(CLOUD_MACHINE, {
+      namespace: 'ns',
+      name: 'vm-1',
+      patchType: 'merge',
+      body: { metadata: adoptableBy('web') },
+    });
+    await cluster.sync();
+    assert.deepEqual(wakes.take(), ['ns/web']);
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writeSummary(), ['patch CloudMachine vm-1']);
+    assert.equal(infrastructure(h), 'True InfrastructureReady: CloudMachine vm-1: ready');
+  });
+
+  it('a grant withdrawn between the read and the patch: the patch fails its test and nothing is owned', async () => {
+    const m = held(referencing(cloudRef()));
+    const { h, cluster } = await setup([m], {
+      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', undefined, adoptableBy('web'))),
+    });
+    const cached = cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1');
+    cluster.server.patch(CLOUD_MACHINE, {
+      namespace: 'ns',
+      name: 'vm-1',
+      patchType: 'merge',
+      body: { metadata: { annotations: { 'infra.basicoperator.dev/adoptable-by': 'other' } } },
+    });
+    const patch = adoptionPatch(cached, m) ?? [];
+    assert.throws(() =>
+      cluster.server.patch(CLOUD_MACHINE, { namespace: 'ns', name: 'vm-1', patchType: 'json', body: patch }),
+    );
+    assert.equal(cluster.server.get(CLOUD_MACHINE, 'ns', 'vm-1').metadata?.ownerReferences, undefined);
+    void h;
   });
 
   it('backup policy OnDelete: does not own it before the backup finalizer is there', async () => {
@@ -422,7 +738,7 @@ describe('MachineReconciler: a Machine that references a provider object', () =>
     assert.equal(await h.reconcile('web'), undefined);
     assert.deepEqual(h.eventSummary(), ['Warning InfrastructureNotFound'], 'once per change of reason');
 
-    cluster.seed(CLOUD_MACHINE, cloudMachine('vm-1'));
+    cluster.seed(CLOUD_MACHINE, cloudMachine('vm-1', undefined, adoptableBy('web')));
     await cluster.sync();
     assert.deepEqual(wakes.take(), ['ns/web']);
     assert.equal(await h.reconcile('web'), undefined);
@@ -433,7 +749,7 @@ describe('MachineReconciler: a Machine that references a provider object', () =>
   it('a kind whose CRD has no contract label: ContractNotDeclared, Failed; labelling the CRD wakes the Machine', async () => {
     const { h, cluster, wakes } = await setup([held(referencing(cloudRef()))], {
       crds: [POD_MACHINE_CRD, crdOf(CLOUD_MACHINE, undefined)],
-      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1')),
+      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', undefined, adoptableBy('web'))),
     });
     assert.equal(await h.reconcile('web'), undefined, 'no requeue: the watch on CRDs wakes it');
     assert.deepEqual(h.client.writeSummary(), [], 'nothing is owned');
@@ -551,7 +867,7 @@ describe('MachineReconciler: a Machine that references a provider object', () =>
 
   it('forbidden to own it: InfrastructureForbidden saying how to grant access, retried with backoff, one Warning', async () => {
     const { h } = await setup([held(referencing(cloudRef()))], {
-      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1')),
+      seed: (c) => c.seed(CLOUD_MACHINE, cloudMachine('vm-1', undefined, adoptableBy('web'))),
     });
     h.client.fail({ verb: 'patch', kind: 'CloudMachine' }, forbiddenError('patch'));
     assert.deepEqual(await h.reconcile('web'), { requeue: true });

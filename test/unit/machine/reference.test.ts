@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  CREATED_FOR_ANNOTATION,
   MACHINE,
   MACHINE_POD_FIELDS,
   MANAGED_BY_LABEL,
@@ -58,7 +59,7 @@ describe('refersTo', () => {
 });
 
 describe('desiredPodMachine', () => {
-  it("is the Machine's image, command, args and volumes, named after it, controlled by it, labelled managed-by", () => {
+  it("is the Machine's image, command, args and volumes, named after it, controlled by it, labelled managed-by, saying which Machine made it", () => {
     const m = machine({ command: ['sleep'], args: ['3600'] });
     assert.deepEqual(desiredPodMachine(m), {
       apiVersion: 'infra.basicoperator.dev/v1alpha1',
@@ -67,6 +68,7 @@ describe('desiredPodMachine', () => {
         name: 'web',
         namespace: 'ns',
         labels: { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE },
+        annotations: { [CREATED_FOR_ANNOTATION]: MACHINE_UID },
         ownerReferences: [
           {
             apiVersion: MACHINE.apiVersion,

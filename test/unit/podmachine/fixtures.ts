@@ -1,7 +1,15 @@
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { POD_MACHINE, type PodMachine, type PodMachineSpec } from '../../../src/apis/index.ts';
+import {
+  CREATED_FOR_ANNOTATION,
+  POD_MACHINE,
+  type PodMachine,
+  type PodMachineSpec,
+} from '../../../src/apis/index.ts';
 
-/** The Machine that controls the PodMachines below (when asked to): an inline Machine's shape. */
+/**
+ * The Machine that controls the PodMachines below (when asked to): an inline Machine's shape, which
+ * created them.
+ */
 export const OWNER: V1OwnerReference = {
   apiVersion: 'infra.basicoperator.dev/v1alpha1',
   kind: 'Machine',
@@ -24,7 +32,15 @@ export function podMachine(
       uid: '0b7c9a52-1111-2222-3333-444455556666',
       generation: 1,
       ...(options.owner ? { ownerReferences: [options.owner] } : {}),
-      ...(options.annotations ? { annotations: options.annotations } : {}),
+      // Made by its owner, as the Machine controller makes a PodMachine (it says so).
+      ...(options.owner || options.annotations
+        ? {
+            annotations: {
+              ...(options.owner ? { [CREATED_FOR_ANNOTATION]: options.owner.uid } : {}),
+              ...options.annotations,
+            },
+          }
+        : {}),
     },
     spec: {
       image: 'app:1',

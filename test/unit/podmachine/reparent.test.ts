@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1OwnerReference, V1Pod } from '@kubernetes/client-node';
 import jsonPatch from 'fast-json-patch';
+import { CREATED_FOR_ANNOTATION } from '../../../src/apis/index.ts';
 import { isInherited, reparentPatch } from '../../../src/controllers/podmachine/reparent.ts';
 import { OWNER, podMachine } from './fixtures.ts';
 
@@ -87,5 +88,17 @@ describe('reparentPatch', () => {
       assert.equal(reparentPatch(obj, pm), undefined);
     }
     assert.equal(reparentPatch(child([OWNER]), podMachine()), undefined, 'a PodMachine without an owner');
+  });
+
+  it('takes nothing over for a PodMachine its owner did not create (adopted through a grant, or one that says another Machine made it)', () => {
+    const adopted = podMachine({}, { owner: OWNER, annotations: { [CREATED_FOR_ANNOTATION]: '' } });
+    const madeForAnother = podMachine(
+      {},
+      { owner: OWNER, annotations: { [CREATED_FOR_ANNOTATION]: 'another' } },
+    );
+    for (const pm of [adopted, madeForAnother]) {
+      assert.equal(isInherited(child([OWNER]), pm), false);
+      assert.equal(reparentPatch(child([OWNER]), pm), undefined);
+    }
   });
 });

@@ -14,6 +14,22 @@ export const CONTRACT_LABEL = `machine-contract.infra.basicoperator.dev/${CONTRA
 /** Set by the Machine controller on a provider object, value "true": stop the compute, keep the volumes. */
 export const STOP_REQUESTED_ANNOTATION = 'infra.basicoperator.dev/stop-requested';
 
+/**
+ * On a provider object without a controller, set by whoever made it, value the name of a Machine in
+ * its namespace: that Machine may take it over through `spec.infrastructureRef`. The Machine
+ * controller removes the annotation in the patch that makes the Machine its controller, so the grant
+ * is used once. An object without it is never adopted: a Machine names objects, it does not prove
+ * they are its user's.
+ */
+export const ADOPTABLE_BY_ANNOTATION = 'infra.basicoperator.dev/adoptable-by';
+
+/**
+ * On a PodMachine the Machine controller created, value that Machine's uid: the PodMachine takes over
+ * the children of its controller owner (an operator from before PodMachines made them) only when
+ * that owner is the Machine that created it.
+ */
+export const CREATED_FOR_ANNOTATION = 'infra.basicoperator.dev/created-for';
+
 /** Held by the Machine controller on every Machine until its provider object is gone. */
 export const MACHINE_FINALIZER = 'infra.basicoperator.dev/machine';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectProvider } from '../e2e/providers/index.ts';
 import { detectEngine } from '../e2e/providers/kind/engine.ts';
-import { leastPrivilegeReport } from '../e2e/providers/local/audit.ts';
+import { leastPrivilegeReport } from '../e2e/support/least-privilege-report.ts';
 
 /**
  * `npm test`: everything, on a fresh machine too: type check, lint, then one node:test run over the

@@ -1,16 +1,25 @@
 // Checks the repository's import graph (run by `npm run lint`): no import cycle anywhere, and imports
-// that go one way only. The test bed in e2e/ (cluster providers, image builders, the operator process
-// and the helpers suites and benchmark share) is used by test/, bench/ and scripts/ and imports none of
-// them; the benchmark imports no test; src/, the operator, imports nothing outside itself.
+// that go one way only. src/, the operator, imports nothing outside itself. The test bed in e2e/ is
+// used by test/, bench/ and scripts/ and imports none of them; inside it, the cluster providers and
+// image builders (e2e/providers) and the contract kit users run (e2e/contract) import nothing else of
+// it, the helpers the suites, tests and benchmark share (e2e/support) build on the providers only,
+// and the suites (e2e/suites) use all of them (docs/e2e.md#layout). The benchmark imports no test and
+// no suite.
 //   node scripts/check-imports.ts
 import { parseCircular, parseDependencyTree, shortenTree } from 'dpdm';
 
 const FOLDERS = ['src', 'test', 'e2e', 'bench', 'scripts', 'examples'];
 
-/** A file under `from` may not import one under any of `not`. */
-const RULES: { from: string; not: string[] }[] = [
+/**
+ * A file under `from` may not import one under any of `not`, unless that one is under one of `but`.
+ * Every rule whose `from` holds the file applies.
+ */
+const RULES: { from: string; not: string[]; but?: string[] }[] = [
   { from: 'e2e/', not: ['test/', 'bench/', 'scripts/'] },
-  { from: 'bench/', not: ['test/', 'scripts/'] },
+  { from: 'e2e/providers/', not: ['e2e/'], but: ['e2e/providers/'] },
+  { from: 'e2e/contract/', not: ['e2e/'], but: ['e2e/contract/'] },
+  { from: 'e2e/support/', not: ['e2e/'], but: ['e2e/support/', 'e2e/providers/'] },
+  { from: 'bench/', not: ['test/', 'scripts/', 'e2e/suites/'] },
   { from: 'src/', not: ['test/', 'e2e/', 'bench/', 'scripts/', 'examples/'] },
 ];
 
@@ -25,12 +34,16 @@ const tree = shortenTree(
 
 const problems: string[] = [];
 for (const cycle of parseCircular(tree)) problems.push(`import cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
+const under = (id: string, folders: string[] = []) => folders.some((folder) => id.startsWith(folder));
 for (const [file, dependencies] of Object.entries(tree)) {
-  const rule = RULES.find((r) => file.startsWith(r.from));
-  if (!rule || !dependencies) continue;
-  for (const { id } of dependencies) {
-    if (id && rule.not.some((folder) => id.startsWith(folder))) {
-      problems.push(`${file} imports ${id}: ${rule.from} imports nothing from ${rule.not.join(', ')}`);
+  for (const rule of RULES.filter((r) => file.startsWith(r.from))) {
+    for (const { id } of dependencies ?? []) {
+      if (id && under(id, rule.not) && !under(id, rule.but)) {
+        const except = rule.but ? ` except ${rule.but.join(', ')}` : '';
+        problems.push(
+          `${file} imports ${id}: ${rule.from} imports nothing from ${rule.not.join(', ')}${except}`,
+        );
+      }
     }
   }
 }

@@ -4,14 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectProvider } from '../e2e/providers/index.ts';
 import { detectEngine } from '../e2e/providers/kind/engine.ts';
-import { leastPrivilegeReport } from '../e2e/providers/local/audit.ts';
+import type { ClusterProvider } from '../e2e/providers/provider.ts';
+import { leastPrivilegeReport } from '../e2e/support/least-privilege-report.ts';
+import { clustersToStop, describeClusterEnd, type SuiteCluster } from './test-all/clusters.ts';
 
 /**
  * `npm test`: everything, on a fresh machine too: type check, lint, then one node:test run over the
  * unit tests, the integration tests and the e2e suite against the local control plane (built on
  * first use), then the e2e suite again on a kind cluster, with real containers, wherever a
  * container engine answers (it says why when it skips that part). After the local run, the operator's
- * roles are held against its requests in the API server's audit log. `--unit` runs the unit tests only;
+ * roles are held against its requests in the API server's audit log. At the end it stops the clusters
+ * it started (those not running before it), and says so. `--unit` runs the unit tests only;
  * BASIC_OPERATOR_SKIP_KIND=1 leaves kind out.
  */
 function step(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
@@ -77,8 +80,35 @@ const runs: Counts[] = [];
 if (process.argv.includes('--unit')) {
   runs.push(testRun('unit tests', ['test/unit/**/*.test.ts'], process.env));
 } else {
+  // A cluster running before the run is someone else's, and stays running after it.
+  const local = await runCluster(selectProvider('local'));
+  const kind = await runCluster(selectProvider('kind'));
+  try {
+    await clusterRuns(local, kind);
+  } finally {
+    await stopStartedClusters([local, kind]);
+  }
+}
+
+interface RunCluster extends SuiteCluster {
+  provider: ClusterProvider;
+  broughtUp: boolean;
+}
+
+async function runCluster(provider: ClusterProvider): Promise<RunCluster> {
+  return {
+    name: `${provider.name} ${provider.cluster}`,
+    provider,
+    runningBefore: await provider.running(),
+    broughtUp: false,
+  };
+}
+
+/** The local run (unit, integration and e2e tests, then the least-privilege check), then the kind run. */
+async function clusterRuns(local: RunCluster, kind: RunCluster): Promise<void> {
   process.stderr.write('\n=== cluster (local provider)\n');
-  const local = await selectProvider('local').up();
+  local.broughtUp = true;
+  const localInfo = await local.provider.up();
   const since = Date.now();
   runs.push(
     testRun(
@@ -87,35 +117,44 @@ if (process.argv.includes('--unit')) {
       {
         ...process.env,
         E2E_PROVIDER: 'local',
-        KUBECONFIG: local.kubeconfig,
-        BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(local),
+        KUBECONFIG: localInfo.kubeconfig,
+        BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(localInfo),
       },
     ),
   );
-  runs.push(await leastPrivilege(local.name, since, runs.at(-1)?.status === 0));
+  runs.push(await leastPrivilege(localInfo.name, since, runs.at(-1)?.status === 0));
   const skipReason = await kindSkipReason();
   if (skipReason) {
     process.stderr.write(`\n=== kind suite SKIPPED: ${skipReason}\n`);
-  } else {
-    process.stderr.write('\n=== cluster (kind provider)\n');
-    const kind = await selectProvider('kind')
-      .up()
-      .catch((err: unknown) => {
-        process.stderr.write(
-          `=== kind cluster failed: ${err instanceof Error ? err.message : String(err)}\n`,
-        );
-        return undefined;
-      });
-    if (!kind) runs.push({ passed: 0, failed: 1, skipped: 0, status: 1 });
-    else
-      runs.push(
-        testRun('e2e tests (kind provider, real containers)', ['e2e/suites/**/*.test.ts'], {
-          ...process.env,
-          E2E_PROVIDER: 'kind',
-          KUBECONFIG: kind.kubeconfig,
-          BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(kind),
-        }),
+    return;
+  }
+  process.stderr.write('\n=== cluster (kind provider)\n');
+  kind.broughtUp = true;
+  const kindInfo = await kind.provider.up().catch((err: unknown) => {
+    process.stderr.write(`=== kind cluster failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return undefined;
+  });
+  if (!kindInfo) runs.push({ passed: 0, failed: 1, skipped: 0, status: 1 });
+  else
+    runs.push(
+      testRun('e2e tests (kind provider, real containers)', ['e2e/suites/**/*.test.ts'], {
+        ...process.env,
+        E2E_PROVIDER: 'kind',
+        KUBECONFIG: kindInfo.kubeconfig,
+        BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(kindInfo),
+      }),
+    );
+}
+
+/** Stops the clusters the run started, so nothing it needed keeps running after it (a benchmark's figures). */
+async function stopStartedClusters(clusters: readonly RunCluster[]): Promise<void> {
+  process.stderr.write(`\n=== ${describeClusterEnd(clusters)}\n`);
+  for (const cluster of clustersToStop(clusters)) {
+    await cluster.provider.stop().catch((err: unknown) => {
+      process.stderr.write(
+        `=== ${cluster.name} did not stop: ${err instanceof Error ? err.message : String(err)}\n`,
       );
+    });
   }
 }
 

@@ -12,9 +12,15 @@ export interface ClusterInfo {
 
 export interface ClusterProvider {
   readonly name: 'local' | 'kind';
+  /** The cluster's name (several local clusters may exist side by side). */
+  readonly cluster: string;
   /** Builds what is missing and brings the cluster up; safe to call when it is already up. */
   up(): Promise<ClusterInfo>;
+  /** Stops the cluster's processes, so it takes no CPU or memory; up() brings it back. */
+  stop(): Promise<void>;
   down(): Promise<void>;
   /** The running cluster, or undefined. */
   status(): Promise<ClusterInfo | undefined>;
+  /** Some of the cluster's processes run (cheaper than status(): nothing is built or asked). */
+  running(): Promise<boolean>;
 }

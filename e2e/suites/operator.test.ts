@@ -22,7 +22,6 @@ import {
   MACHINE_BACKUP_CONTROLLER,
   VOLUME_BACKUP_CONTROLLER,
 } from '../../src/controllers/volumebackup/index.ts';
-import { LocalOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
 import { find, parseMetrics } from '../support/prometheus-text.ts';
@@ -31,6 +30,7 @@ import { waitFor } from '../support/wait.ts';
 import { e2eCluster } from './support/cluster.ts';
 import { ClusterTools } from './support/kube.ts';
 import { rbacDenials } from './support/logs.ts';
+import { LocalOperator, type OperatorUnderTest, operatorFor } from './support/operator.ts';
 import { declaredPermissions, missingFrom, parseCanIList } from './support/rbac.ts';
 import {
   CRD_DIR,

@@ -17,7 +17,6 @@ import {
   type VolumeBackup,
 } from '../../src/apis/index.ts';
 import { RESTORED_FROM_ANNOTATION as POD_MACHINE_RESTORED_FROM } from '../../src/controllers/podmachine/names.ts';
-import { InClusterOperator, type OperatorUnderTest, operatorFor } from '../operator.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
 import type { OperatorProcess } from '../support/operator-process.ts';
@@ -25,6 +24,7 @@ import { e2eCluster } from './support/cluster.ts';
 import { GiveUp, waitUntil } from './support/kind.ts';
 import { ClusterTools } from './support/kube.ts';
 import { rbacDenials } from './support/logs.ts';
+import { InClusterOperator, type OperatorUnderTest, operatorFor } from './support/operator.ts';
 import {
   HelmRelease,
   installCrds,

@@ -11,7 +11,7 @@ export const TEST_CONTROLLERS_USER_AGENT = 'basic-operator-tests-controllers';
  * leader election and on ephemeral ports, with the operator's cache selections (as src/main.ts).
  * `register` adds the controllers under test. A test that registers controllers of its own, not the
  * operator's, passes `userAgent: TEST_CONTROLLERS_USER_AGENT` so that the audit log does not count
- * their requests as the operator's (e2e/least-privilege.ts).
+ * their requests as the operator's (e2e/support/least-privilege.ts).
  * Returns the started manager; call `manager.stop()` when done.
  */
 export async function startTestManager(

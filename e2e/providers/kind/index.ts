@@ -41,6 +41,7 @@ async function imageSource(): Promise<ImageSource> {
  */
 export class KindProvider implements ClusterProvider {
   readonly name = 'kind' as const;
+  readonly cluster = KIND_CLUSTER;
   private readonly kubeconfig = join(cacheRoot(), `kind-kubeconfig-${KIND_CLUSTER}`);
 
   private async kind(engine?: ContainerEngine): Promise<{ bin: string; env: Record<string, string> }> {
@@ -196,6 +197,16 @@ export class KindProvider implements ClusterProvider {
   async running(): Promise<boolean> {
     const { engine } = await detectEngine();
     return engine !== undefined && (await this.controlPlaneNode(engine))?.running === true;
+  }
+
+  /**
+   * Stops the node container, kept for a look at its logs; up() makes the cluster again (a kind node
+   * does not come back reliably once stopped).
+   */
+  async stop(): Promise<void> {
+    const { engine } = await detectEngine();
+    if (!engine || !(await this.controlPlaneNode(engine))?.running) return;
+    await runOk(engine.bin, ['stop', `${KIND_CLUSTER}-control-plane`]);
   }
 
   /** The image ID and state of the cluster's control-plane container, or undefined without one. */

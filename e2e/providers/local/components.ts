@@ -8,9 +8,15 @@ import { toolchainPaths } from './toolchain.ts';
  * Direct control over the local control plane's processes, for tests that need failures a real
  * cluster has: an API server restart, or etcd compacting away the history a watch depends on.
  */
-type Component = 'kube-apiserver' | 'etcd' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok-controller';
+export type Component =
+  | 'kube-apiserver'
+  | 'etcd'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok-controller';
 
-function pidOf(component: Component, cluster = CLUSTER_NAME): number {
+/** The pid the cluster recorded for the component; throws when it has none. */
+export function pidOf(component: Component, cluster = CLUSTER_NAME): number {
   return Number(readFileSync(join(clusterDir(cluster), 'pids', `${component}.pid`), 'utf8').trim());
 }
 

@@ -368,8 +368,17 @@ export class LocalProvider implements ClusterProvider {
    * watchers that earlier work left behind, with the same data in etcd.
    */
   async restart(): Promise<ClusterInfo> {
-    await withLock(this.cluster, () => stopAllComponents(this.cluster));
+    await this.stop();
     return this.up();
+  }
+
+  /** Stops every component (SIGTERM), etcd's data kept: up() starts them again. */
+  stop(): Promise<void> {
+    return withLock(this.cluster, () => stopAllComponents(this.cluster));
+  }
+
+  async running(): Promise<boolean> {
+    return stoppedComponents(this.cluster).length < COMPONENTS.length;
   }
 
   /** Nodes, storage, and the default ServiceAccount pods need (written by the serviceaccount controller). */

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { it, type TestContext } from 'node:test';
 import type { CoreV1Event, V1Deployment, V1Lease, V1Pod } from '@kubernetes/client-node';
 import type { Machine } from '../../../src/apis/index.ts';
-import { InClusterOperator } from '../../operator.ts';
 import type { ClusterInfo } from '../../providers/provider.ts';
 import { waitFor } from '../../support/wait.ts';
 import { e2eCluster } from './cluster.ts';
 import { ClusterTools } from './kube.ts';
+import { InClusterOperator } from './operator.ts';
 import { HelmRelease, installCrds, type Manifest, operatorDeployment, type Values } from './release.ts';
 
 /**

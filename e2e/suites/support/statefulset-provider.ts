@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATEFULSET_MACHINE } from '../../../examples/statefulset-provider/src/api.ts';
-import { serviceAccountKubeconfig } from '../../service-account-kubeconfig.ts';
 import { OperatorProcess } from '../../support/operator-process.ts';
 import type { ClusterTools } from './kube.ts';
 import { REPO_ROOT } from './release.ts';
+import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
 
 /**
  * The StatefulSetMachine example provider (examples/statefulset-provider) as its README tells a

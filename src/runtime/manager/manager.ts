@@ -35,7 +35,7 @@ export interface ManagerOptions {
   events?: Pick<ApiEventRecorderOptions, 'reportingController' | 'labels'>;
   /**
    * The User-Agent of its requests (`<userAgent>/events` for Events): the audit log tells processes
-   * apart by it, and the least-privilege check counts only the operator's (e2e/least-privilege.ts).
+   * apart by it, and the least-privilege check counts only the operator's (e2e/support/least-privilege.ts).
    * Default `basic-operator`; another program built on the runtime names itself.
    */
   userAgent?: string;

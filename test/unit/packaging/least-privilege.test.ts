@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  ALLOWANCES,
   type AuditEvent,
   compareWithRoles,
   comparisonProblems,
   operatorUse,
   type RoleRule,
-} from '../../../e2e/least-privilege.ts';
-import { ALLOWANCES } from '../../../e2e/providers/local/audit.ts';
+} from '../../../e2e/support/least-privilege.ts';
 
 const APPS = 'apps.basicoperator.dev';
 

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
-import { runOk } from './providers/exec.ts';
-import type { ClusterInfo } from './providers/provider.ts';
-import { httpGet } from './support/http.ts';
-import { httpsGet } from './support/https.ts';
+import { runOk } from '../../providers/exec.ts';
+import type { ClusterInfo } from '../../providers/provider.ts';
+import { httpGet } from '../../support/http.ts';
+import { httpsGet } from '../../support/https.ts';
 
 /**
  * How the end-to-end suites read the operator's /metrics: as Prometheus does, with the token of a

@@ -2,15 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kubernetes/client-node';
+import { type RunResult, run, runOk } from '../../providers/exec.ts';
+import { IMAGE as KIND_IMAGE } from '../../providers/kind/index.ts';
+import type { ClusterInfo } from '../../providers/provider.ts';
+import { httpGet } from '../../support/http.ts';
+import { type Exit, freePort, OperatorProcess } from '../../support/operator-process.ts';
 import { MetricsReader, metricsSecure, scrapeLocalPort, withPortForward } from './metrics-scrape.ts';
-import { type RunResult, run, runOk } from './providers/exec.ts';
-import { IMAGE as KIND_IMAGE } from './providers/kind/index.ts';
-import type { ClusterInfo } from './providers/provider.ts';
+import { REPO_ROOT } from './release.ts';
 import { serviceAccountKubeconfig } from './service-account-kubeconfig.ts';
-import { httpGet } from './support/http.ts';
-import { type Exit, freePort, OperatorProcess } from './support/operator-process.ts';
 
 /**
  * The operator of an installed release, as the end-to-end suites see it: on kind it is the chart's
@@ -37,8 +37,6 @@ export interface OperatorUnderTest {
   /** The last log lines and the process state, for failure messages. */
   describe(): string;
 }
-
-export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export function operatorFor(cluster: ClusterInfo, workdir: string): OperatorUnderTest {
   return cluster.provider === 'kind' ? new InClusterOperator(cluster) : new LocalOperator(cluster, workdir);
@@ -166,7 +164,7 @@ export function buildOperator(): Promise<void> {
  * environment of the rendered Deployment, authenticated as the chart's ServiceAccount through a
  * token, so the chart's RBAC is what the operator gets. Only the listen addresses differ: free
  * loopback ports instead of the chart's (:8443 and :8081). /metrics is read as Prometheus reads it
- * (e2e/metrics-scrape.ts).
+ * (metrics-scrape.ts).
  */
 export class LocalOperator implements OperatorUnderTest {
   readonly where = 'local process';

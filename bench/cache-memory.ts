@@ -1,9 +1,10 @@
 // What one cached pod costs the operator's heap, by what the cache keeps of it: the pod whole, without
-// managedFields, the operator's kept fields (src/controllers/cache-transforms.ts) without and with
-// its string pool. N pods shaped like the kwok pods of a BasicDeployment (bench/kwok-pod.json, taken
-// from the local cluster with `kubectl get pod -o json --show-managed-fields`), 10 per set, created
-// over 75 s, each parsed from its own JSON as the reflector parses a watch event, and filed in a
-// real Store. Each variant runs in a child process of its own, so one heap never holds another's.
+// managedFields, the operator's kept fields (what its controllers read, merged in
+// src/controllers/cache-transforms.ts) without and with its string pool. N pods shaped like the
+// kwok pods of a BasicDeployment (bench/kwok-pod.json, taken from the local cluster with `kubectl
+// get pod -o json --show-managed-fields`), 10 per set, created over 75 s, each parsed from its own
+// JSON as the reflector parses a watch event, and filed in a real Store. Each variant runs in a
+// child process of its own, so one heap never holds another's.
 //
 //   npm run bench:cache -- --pods 10000
 import { execFileSync } from 'node:child_process';
@@ -11,7 +12,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { V1Pod } from '@kubernetes/client-node';
-import { POD_FIELDS } from '../src/controllers/cache-transforms.ts';
+import { mergedCacheShapes } from '../src/controllers/cache-transforms.ts';
+import { CONTROLLERS } from '../src/controllers/index.ts';
 import { keepFields, type Shape, StringPool } from '../src/runtime/cache/keep-fields.ts';
 import { stripManagedFields } from '../src/runtime/cache/reflector.ts';
 import { Store } from '../src/runtime/cache/store.ts';
@@ -23,6 +25,9 @@ const { values } = parseArgs({
   },
 });
 const N = Number(values.pods);
+
+/** What the operator's cache keeps of a pod without a PodMachine's label: a BasicDeployment's pod. */
+const POD_FIELDS = mergedCacheShapes(CONTROLLERS).pods;
 
 const VARIANTS: Record<string, (pod: V1Pod) => V1Pod> = {
   whole: (pod) => pod,

@@ -1,3 +1,5 @@
+import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { Shape } from '../runtime/cache/keep-fields.ts';
 import type { ResourceType } from '../runtime/client/resource.ts';
 import type { Manager } from '../runtime/manager/manager.ts';
 import type { OperatorOptions } from './flags.ts';
@@ -14,7 +16,8 @@ export interface PolicyRule {
  * registers every declaration of src/controllers/index.ts; `npm run generate` writes from the same
  * list the operator's ClusterRole (config/rbac/role.yaml and the chart's rules, each rule the union of
  * what the controllers declare), the aggregated edit and view roles of the kinds they reconcile, and
- * the kinds `kubectl basic` starts from.
+ * the kinds `kubectl basic` starts from; and at startup, what the operator's cache keeps of the core
+ * objects it caches (cache-transforms.ts).
  */
 export interface ControllerDeclaration {
   /** The name it registers under: its logs, metrics and `--concurrency` entry. */
@@ -29,7 +32,27 @@ export interface ControllerDeclaration {
    * `npm test` holds this against the API server's audit log (docs/install.md).
    */
   readonly rules: readonly PolicyRule[];
+  /** What it reads of the Pods, Jobs and claims it caches; none if it caches none. */
+  readonly reads?: CacheReads;
   readonly register: (manager: Manager, options: OperatorOptions) => void;
+}
+
+/**
+ * What a controller reads of each core kind the operator caches, as shapes (runtime/cache/keep-fields.ts)
+ * written `as const` in the controller's cached.ts, which also exports the types they give
+ * (`Kept<V1Pod, typeof POD_READS>`): its informers and every function it hands their objects to take
+ * those, so reading a field its shape does not name does not compile. The cache keeps of each kind
+ * the union of what the controllers declare, and nothing else.
+ */
+export interface CacheReads {
+  readonly pods?: Shape<V1Pod>;
+  /**
+   * What it reads of the pods that carry `label` (the pods it makes), kept of those pods only: for
+   * fields every pod has (its IPs) that no reader of the other pods needs.
+   */
+  readonly labelledPods?: { readonly label: string; readonly shape: Shape<V1Pod> };
+  readonly jobs?: Shape<V1Job>;
+  readonly claims?: Shape<V1PersistentVolumeClaim>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BASIC_REPLICA_SET } from '../../apis/index.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import { type ControllerDeclaration, EVENTS_RULE } from '../declaration.ts';
+import { POD_READS } from './cached.ts';
 import { CONTROLLER_NAME, registerBasicReplicaSetController } from './index.ts';
 
 export const basicReplicaSetDeclaration: ControllerDeclaration = {
@@ -23,5 +24,6 @@ export const basicReplicaSetDeclaration: ControllerDeclaration = {
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'delete', 'patch'] },
     EVENTS_RULE,
   ],
+  reads: { pods: POD_READS },
   register: (manager) => registerBasicReplicaSetController(manager),
 };

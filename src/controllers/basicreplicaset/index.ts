@@ -1,4 +1,3 @@
-import type { V1Pod } from '@kubernetes/client-node';
 import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
@@ -20,6 +19,7 @@ import type { Request } from '../../runtime/controller/reconciler.ts';
 import { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorMatches } from '../../runtime/labels.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
+import type { CachedPod } from './cached.ts';
 import { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { Departures } from './logic/departures.ts';
 import { podObservers } from './pod-observers.ts';
@@ -34,7 +34,7 @@ export const OTHER_PODS_SELECTOR = `!${REPLICA_SET_POD_LABEL}`;
 
 export interface PodInformers {
   /** Full pods carrying our marker label: the pods the sets control (and marked orphans). */
-  managed: Informer<V1Pod>;
+  managed: Informer<CachedPod>;
   /** Metadata (labels, owners, deletion state) of the pods without it: orphans a set may adopt. */
   others: Informer<KubeObject>;
 }
@@ -45,7 +45,7 @@ export interface PodInformers {
  */
 export function podInformers(manager: Manager): PodInformers {
   return {
-    managed: manager.cache.informerFor<V1Pod>(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR }),
+    managed: manager.cache.informerFor<CachedPod>(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR }),
     others: manager.cache.informerFor<KubeObject>(CoreTypes.Pod, {
       labelSelector: OTHER_PODS_SELECTOR,
       metadataOnly: true,

@@ -1,9 +1,9 @@
-import type { V1Pod } from '@kubernetes/client-node';
 import { BASIC_REPLICA_SET, type BasicReplicaSet } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import type { EventHandler } from '../../runtime/cache/reflector.ts';
 import type { KubeObject } from '../../runtime/client/object.ts';
 import type { ControllerExpectations } from '../../runtime/expectations.ts';
+import type { CachedPod } from './cached.ts';
 import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { controllingSetKey } from './logic/controlling-set.ts';
 import { type Departures, mayHaveLostMarker } from './logic/departures.ts';
@@ -20,7 +20,7 @@ export interface PodObserverDeps {
 /** What the two pod caches tell the controller's bookkeeping, before the owner is enqueued. */
 export interface PodObservers {
   /** For the cache of whole pods with our marker label. */
-  managed: EventHandler<V1Pod>;
+  managed: EventHandler<CachedPod>;
   /** For the metadata-only cache of the other pods. */
   others: EventHandler<KubeObject>;
 }
@@ -35,7 +35,7 @@ export function podObservers(deps: PodObserverDeps): PodObservers {
   const ownerKey = (pod: KubeObject): string | undefined =>
     controllingSetKey(pod, BASIC_REPLICA_SET, (namespace, name) => sets.get(namespace, name)?.metadata.uid);
 
-  const managed: EventHandler<V1Pod> = {
+  const managed: EventHandler<CachedPod> = {
     onAdd: (pod) => {
       const key = ownerKey(pod);
       // A pod it adopted or marked arrives here too: the end of that claim's wait, not a creation.

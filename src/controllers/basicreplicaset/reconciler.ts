@@ -15,6 +15,7 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import type { ControllerExpectations } from '../../runtime/expectations.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
 import { errorMessage } from '../../runtime/log.ts';
+import type { CachedPod } from './cached.ts';
 import { countsAs, planClaims } from './logic/claim.ts';
 import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
@@ -30,7 +31,7 @@ export interface BasicReplicaSetDeps {
   client: KubeClient;
   sets: Informer<BasicReplicaSet>;
   /** Pods with our marker label, whole. */
-  pods: Informer<V1Pod>;
+  pods: Informer<CachedPod>;
   /** All other pods, metadata only: adoption candidates. */
   otherPods: Informer<KubeObject>;
   expectations: ControllerExpectations;
@@ -44,8 +45,8 @@ const STATUS_AFTER_CHANGES_MS = 1000;
 
 /** The pods a set controls and that match its selector. */
 interface ClaimedPods {
-  active: V1Pod[];
-  terminating: V1Pod[];
+  active: CachedPod[];
+  terminating: CachedPod[];
 }
 
 /** What manageReplicas did: how many creates or deletes succeeded, and what failed. */
@@ -186,7 +187,7 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
   private async manageReplicas(
     rs: BasicReplicaSet,
     key: string,
-    active: V1Pod[],
+    active: CachedPod[],
     ctx: ReconcileContext<BasicReplicaSet>,
   ): Promise<ManageOutcome> {
     const { client, expectations, events } = this.deps;

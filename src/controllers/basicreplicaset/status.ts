@@ -1,7 +1,7 @@
-import type { V1Pod } from '@kubernetes/client-node';
 import type { BasicReplicaSet, BasicReplicaSetStatus, Condition } from '../../apis/index.ts';
 import { selectorToString } from '../../runtime/labels.ts';
 import { removeCondition, setCondition } from '../../runtime/write/conditions.ts';
+import type { CachedPod } from './cached.ts';
 import { computeReplicaCounts } from './logic/replica-status.ts';
 
 /** Why creating or deleting pods failed in the last reconcile, shown as the ReplicaFailure condition. */
@@ -12,7 +12,7 @@ export interface ReplicaFailure {
 
 export function computeStatus(
   rs: BasicReplicaSet,
-  pods: readonly V1Pod[],
+  pods: readonly CachedPod[],
   failure: ReplicaFailure | undefined,
   now: number,
 ): BasicReplicaSetStatus {

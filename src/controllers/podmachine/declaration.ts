@@ -1,7 +1,9 @@
 import { POD_MACHINE } from '../../apis/index.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import { type ControllerDeclaration, EVENTS_RULE } from '../declaration.ts';
+import { CLAIM_READS, JOB_READS, OWN_POD_READS, POD_READS } from './cached.ts';
 import { CONTROLLER_NAME, registerPodMachineController } from './index.ts';
+import { POD_MACHINE_LABEL } from './names.ts';
 
 export const podMachineDeclaration: ControllerDeclaration = {
   name: CONTROLLER_NAME,
@@ -34,6 +36,12 @@ export const podMachineDeclaration: ControllerDeclaration = {
     },
     EVENTS_RULE,
   ],
+  reads: {
+    pods: POD_READS,
+    labelledPods: { label: POD_MACHINE_LABEL, shape: OWN_POD_READS },
+    claims: CLAIM_READS,
+    jobs: JOB_READS,
+  },
   // The restore Jobs are the PodMachine's: it gets their image and deadline.
   register: (manager, options) =>
     registerPodMachineController(manager, {

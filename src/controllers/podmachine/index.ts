@@ -1,4 +1,3 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   POD_MACHINE,
   type PodMachine,
@@ -11,6 +10,7 @@ import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Predicate } from '../../runtime/controller/predicates.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
+import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { PodMachineReconciler } from './reconciler.ts';
 
 export const CONTROLLER_NAME = 'podmachine';
@@ -62,9 +62,9 @@ export function registerPodMachineController(manager: Manager, options: PodMachi
       new PodMachineReconciler({
         client: manager.client,
         podMachines,
-        pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
-        claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
-        jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
+        pods: manager.cache.informerFor<CachedPod>(CoreTypes.Pod),
+        claims: manager.cache.informerFor<CachedClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),
         backups: manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP),
         events: manager.eventsFor(CONTROLLER_NAME, POD_MACHINE),
         copyImage: options.backupJobImage,

@@ -1,14 +1,15 @@
 // Reading the PodMachine's pod into the plain observation status.ts works from (pure).
-import type { V1Pod, V1Probe } from '@kubernetes/client-node';
+import type { V1Probe } from '@kubernetes/client-node';
 import type { InfrastructureAddress, PodMachine } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import type { CachedPod } from './cached.ts';
 import { MACHINE_CONTAINER } from './children.ts';
 import { podName } from './names.ts';
 import type { PodObservation } from './status.ts';
 
 /** Why a pod ended, from its status and its container's last state. */
-export function podFailure(pod: V1Pod): string {
+export function podFailure(pod: CachedPod): string {
   const container = pod.status?.containerStatuses?.find((c) => c.name === MACHINE_CONTAINER);
   const terminated = container?.state?.terminated ?? container?.lastState?.terminated;
   const parts = [pod.status?.reason, pod.status?.message].filter((p): p is string => Boolean(p));
@@ -20,7 +21,7 @@ export function podFailure(pod: V1Pod): string {
   return parts.length > 0 ? parts.join('; ') : 'no reason given';
 }
 
-function isPodReady(pod: V1Pod): boolean {
+function isPodReady(pod: CachedPod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
@@ -43,7 +44,7 @@ export function describeProbe(kind: string, probe: V1Probe): string {
  * container waiting (a crash loop, say), its startup or readiness probe not passed, its restarts
  * (a liveness probe restarts it), else the kubelet's Ready condition.
  */
-export function podUnreadiness(podMachine: PodMachine, pod: V1Pod): string {
+export function podUnreadiness(podMachine: PodMachine, pod: CachedPod): string {
   const container = pod.status?.containerStatuses?.find((c) => c.name === MACHINE_CONTAINER);
   const { startupProbe, readinessProbe } = podMachine.spec;
   const parts: string[] = [];
@@ -83,7 +84,7 @@ const STARTING = new Set(['ContainerCreating', 'PodInitializing']);
  * other than being created (a missing Secret or key: CreateContainerConfigError; an image that
  * cannot be pulled: ErrImagePull, ImagePullBackOff), else the scheduler's PodScheduled=False.
  */
-export function podPendingReason(pod: V1Pod): string | undefined {
+export function podPendingReason(pod: CachedPod): string | undefined {
   const waiting = pod.status?.containerStatuses?.find((c) => c.name === MACHINE_CONTAINER)?.state?.waiting;
   if (waiting?.reason && !STARTING.has(waiting.reason)) {
     return `container ${MACHINE_CONTAINER} is waiting: ${waiting.reason}${waiting.message ? ` (${waiting.message})` : ''}`;
@@ -94,13 +95,13 @@ export function podPendingReason(pod: V1Pod): string | undefined {
 }
 
 /** The pod's IPs, as the contract's addresses (type InternalIP), in the order the pod lists them. */
-export function podAddresses(pod: V1Pod): InfrastructureAddress[] {
+export function podAddresses(pod: CachedPod): InfrastructureAddress[] {
   const ips = pod.status?.podIPs?.map((p) => p.ip).filter((ip): ip is string => Boolean(ip)) ?? [];
   return [...new Set(ips)].map((address) => ({ type: 'InternalIP', address }));
 }
 
 /** The pod as status.ts sees it; `pod` is whatever holds the pod's name, if anything. */
-export function observePod(podMachine: PodMachine, pod: V1Pod | undefined): PodObservation {
+export function observePod(podMachine: PodMachine, pod: CachedPod | undefined): PodObservation {
   const name = podName(podMachine);
   if (!pod) return { name, exists: false, terminating: false, ready: false, addresses: [] };
   if (!isControlledBy(pod, podMachine)) {

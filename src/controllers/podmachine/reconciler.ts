@@ -1,4 +1,4 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   copyIdentityOf,
   copyPrivilege,
@@ -22,6 +22,7 @@ import { errorMessage } from '../../runtime/log.ts';
 import { podRefusal } from '../../runtime/write/admission.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
+import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './children.ts';
 import {
   claimName,
@@ -60,9 +61,9 @@ import {
 export interface PodMachineDeps {
   client: KubeClient;
   podMachines: Informer<PodMachine>;
-  pods: Informer<V1Pod>;
-  claims: Informer<V1PersistentVolumeClaim>;
-  jobs: Informer<V1Job>;
+  pods: Informer<CachedPod>;
+  claims: Informer<CachedClaim>;
+  jobs: Informer<CachedJob>;
   backups: Informer<VolumeBackup>;
   events: ObjectEventRecorder<PodMachine>;
   /** Image of the restore Jobs (the manager's --backup-job-image). */
@@ -163,7 +164,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       conflict: `claim ${name} exists and is not controlled by this PodMachine; delete or rename it`,
       restore: { kind: 'none' },
     };
-    const found = await this.own(
+    const found = await this.own<CachedClaim>(
       CoreTypes.PersistentVolumeClaim,
       this.deps.claims.get(ns, name),
       podMachine,
@@ -211,14 +212,14 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   private async reconcileRestore(
     podMachine: PodMachine,
     volume: MachineVolume,
-    claim: V1PersistentVolumeClaim,
+    claim: CachedClaim,
     ctx: ReconcileContext<PodMachine>,
   ): Promise<RestoreState> {
     const source = volume.restoreFrom;
     if (!source) return { kind: 'none' };
     const ns = podMachine.metadata.namespace ?? '';
     const jobName = restoreJobName(podMachine, volume);
-    const found = await this.own(CoreTypes.Job, this.deps.jobs.get(ns, jobName), podMachine, ctx);
+    const found = await this.own<CachedJob>(CoreTypes.Job, this.deps.jobs.get(ns, jobName), podMachine, ctx);
     if (found.kind === 'foreign') return foreignJob(jobName);
     const job = found.kind === 'ours' ? found.obj : undefined;
     const backup = this.deps.backups.get(ns, source.volumeBackup);
@@ -358,7 +359,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     volume: MachineVolume,
     backup: VolumeBackup | undefined,
     ctx: ReconcileContext<PodMachine>,
-  ): Promise<(name: string) => V1PersistentVolumeClaim | undefined> {
+  ): Promise<(name: string) => CachedClaim | undefined> {
     const name = backup?.status?.volumes?.find((v) => v.name === volume.restoreFrom?.volume)?.backupClaimName;
     if (!name) return () => undefined;
     const ns = podMachine.metadata.namespace ?? '';
@@ -371,7 +372,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   /** The pods of a restore Job as the API server has them now (they carry the Job's template labels). */
   private async liveJobPods(
     podMachine: PodMachine,
-    job: V1Job | undefined,
+    job: CachedJob | undefined,
     ctx: ReconcileContext<PodMachine>,
   ): Promise<V1Pod[]> {
     if (!job) return [];
@@ -384,7 +385,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   }
 
   private async annotateClaim(
-    claim: V1PersistentVolumeClaim,
+    claim: CachedClaim,
     annotations: Record<string, string | null>,
     ctx: ReconcileContext<PodMachine>,
   ): Promise<void> {
@@ -406,7 +407,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const ns = podMachine.metadata.namespace ?? '';
     const name = podName(podMachine);
     const cached = this.deps.pods.get(ns, name);
-    const found = await this.own(CoreTypes.Pod, cached, podMachine, ctx);
+    const found = await this.own<CachedPod>(CoreTypes.Pod, cached, podMachine, ctx);
     if (found.kind === 'ours') return observePod(podMachine, found.obj);
     if (found.kind === 'foreign') return observePod(podMachine, cached);
     const observation = observePod(podMachine, undefined);
@@ -448,7 +449,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   private async stop(podMachine: PodMachine, ctx: ReconcileContext<PodMachine>): Promise<Result | undefined> {
     const ns = podMachine.metadata.namespace ?? '';
     const name = podName(podMachine);
-    const found = await this.own(
+    const found = await this.own<CachedPod>(
       CoreTypes.Pod,
       this.deps.pods.get(ns, name) ?? (await this.liveGet(CoreTypes.Pod, ns, name, ctx)),
       podMachine,
@@ -474,7 +475,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     for (const volume of volumes(podMachine)) {
       const claimed = claimName(podMachine, volume);
       // Kept, and taken over if still a Machine's from before PodMachines, so they go with this object.
-      const claim = await this.own(
+      const claim = await this.own<CachedClaim>(
         CoreTypes.PersistentVolumeClaim,
         this.deps.claims.get(ns, claimed),
         podMachine,
@@ -546,7 +547,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     }
   }
 
-  private async releaseJobPods(pods: readonly V1Pod[], ctx: ReconcileContext<PodMachine>): Promise<void> {
+  private async releaseJobPods(pods: readonly CachedPod[], ctx: ReconcileContext<PodMachine>): Promise<void> {
     for (const pod of pods) {
       if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
     }

@@ -1,7 +1,6 @@
 // Where the restore of one volume stands, from what the cache shows (pure). A restore is done only
 // when the copy pod's report proves the restored tree equal to what the backup recorded; the verdict
 // is recorded on the claim before the pod that carries the report is deleted.
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import {
   copyTermination,
   describeManifest,
@@ -14,6 +13,7 @@ import {
   type VolumeManifest,
   type VolumeRestoreSource,
 } from '../../apis/index.ts';
+import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
 
 /** How much of a failed copy's last words a message carries (its end: the last lines say why). */
@@ -61,14 +61,14 @@ export type RestoreState =
 
 /** What the controller knows of one restoring volume. */
 export interface RestoreObservation {
-  claim: V1PersistentVolumeClaim | undefined;
+  claim: CachedClaim | undefined;
   backup: VolumeBackup | undefined;
   /** The restore Job, when one of ours exists. */
-  job: V1Job | undefined;
+  job: CachedJob | undefined;
   /** The Job's pods: the cache's, or a live list's when the cache has none with its report. */
-  jobPods: readonly V1Pod[];
+  jobPods: readonly CachedPod[];
   /** The backup claims of the namespace, by name (restoreSource). */
-  backupClaim: (name: string) => V1PersistentVolumeClaim | undefined;
+  backupClaim: (name: string) => CachedClaim | undefined;
 }
 
 /** A finished restore's failure as recorded on the claim (RESTORE_FAILURE_ANNOTATION). */
@@ -89,10 +89,7 @@ export function failureRecord(job: string, failure: { reason: FailureReason; mes
 }
 
 /** The failure recorded on `claim` for the Job of uid `job`, if any (a record of another Job is stale). */
-function recordedFailure(
-  claim: V1PersistentVolumeClaim | undefined,
-  job: string,
-): RecordedFailure | undefined {
+function recordedFailure(claim: CachedClaim | undefined, job: string): RecordedFailure | undefined {
   const value = claim?.metadata?.annotations?.[RESTORE_FAILURE_ANNOTATION];
   if (!value || !job) return undefined;
   let parsed: unknown;
@@ -108,7 +105,7 @@ function recordedFailure(
 }
 
 /** Whether the claim holds the restored data of `volume`'s source (RESTORED_FROM_ANNOTATION). */
-export function isRestored(volume: MachineVolume, claim: V1PersistentVolumeClaim | undefined): boolean {
+export function isRestored(volume: MachineVolume, claim: CachedClaim | undefined): boolean {
   const source = volume.restoreFrom;
   return (
     source !== undefined &&
@@ -119,17 +116,17 @@ export function isRestored(volume: MachineVolume, claim: V1PersistentVolumeClaim
 /** Whether the outcome of the finished `job` is on the claim: its pods may go. */
 export function outcomeRecorded(
   volume: MachineVolume,
-  claim: V1PersistentVolumeClaim | undefined,
-  job: V1Job,
+  claim: CachedClaim | undefined,
+  job: CachedJob,
 ): boolean {
   return isRestored(volume, claim) || recordedFailure(claim, job.metadata?.uid ?? '') !== undefined;
 }
 
-const newestFirst = (a: V1Pod, b: V1Pod) =>
+const newestFirst = (a: CachedPod, b: CachedPod) =>
   String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? ''));
 
 /** The pod whose copy ended as the Job did (exit 0 for a success), newest first; its report is read. */
-function reportingPod(succeeded: boolean, pods: readonly V1Pod[]): V1Pod | undefined {
+function reportingPod(succeeded: boolean, pods: readonly CachedPod[]): CachedPod | undefined {
   return [...pods].sort(newestFirst).find((pod) => {
     const ended = copyTermination(pod);
     return ended !== undefined && (ended.exitCode === 0) === succeeded;
@@ -143,9 +140,9 @@ function reportingPod(succeeded: boolean, pods: readonly V1Pod[]): V1Pod | undef
  */
 export function needsLiveRead(
   volume: MachineVolume,
-  claim: V1PersistentVolumeClaim | undefined,
-  job: V1Job | undefined,
-  pods: readonly V1Pod[],
+  claim: CachedClaim | undefined,
+  job: CachedJob | undefined,
+  pods: readonly CachedPod[],
 ): boolean {
   if (!job || isRestored(volume, claim)) return false;
   const outcome = jobOutcome(job);

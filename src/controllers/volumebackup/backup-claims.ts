@@ -1,9 +1,10 @@
 // Whether a VolumeBackup's claims still hold its bytes, and when their finalizer may go (pure).
-import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+
 import { VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
 import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
 import type { ConditionInput } from '../../runtime/write/conditions.ts';
 import { hasFinalizer } from '../../runtime/write/finalizers.ts';
+import type { CachedClaim } from './cached.ts';
 import { BACKUP_CLAIM_FINALIZER, backupClaimName } from './names.ts';
 
 /**
@@ -19,7 +20,7 @@ export const RESTORABLE = 'Restorable';
  */
 export function restorableCondition(
   backup: VolumeBackup,
-  claim: (name: string) => V1PersistentVolumeClaim | undefined,
+  claim: (name: string) => CachedClaim | undefined,
 ): ConditionInput {
   const generation = backup.metadata.generation;
   const base = { type: RESTORABLE, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
@@ -58,7 +59,7 @@ export function restorableCondition(
  * that owns it is gone or going (`live`: the VolumeBackup of its owner's name as cached, if any).
  * While its VolumeBackup lives, a backup claim's bytes stay.
  */
-export function mayReleaseClaim(claim: V1PersistentVolumeClaim, live: VolumeBackup | undefined): boolean {
+export function mayReleaseClaim(claim: CachedClaim, live: VolumeBackup | undefined): boolean {
   if (!isBeingDeleted(claim) || !hasFinalizer(claim, BACKUP_CLAIM_FINALIZER)) return false;
   const owner = controllerRefOf(claim);
   if (owner?.kind !== VOLUME_BACKUP.kind) return false;

@@ -1,4 +1,4 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import {
   type BackupSourceVolume,
   copyPodProbe,
@@ -24,6 +24,7 @@ import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { mayReleaseClaim, RESTORABLE, restorableCondition } from './backup-claims.ts';
+import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { copyJobTemplate, desiredBackupClaim, desiredCopyJob } from './children.ts';
 import { copyRecord, describeReport } from './copy-record.ts';
 import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
@@ -51,9 +52,9 @@ export interface VolumeBackupDeps {
   client: KubeClient;
   backups: Informer<VolumeBackup>;
   machines: Informer<Machine>;
-  claims: Informer<V1PersistentVolumeClaim>;
-  jobs: Informer<V1Job>;
-  pods: Informer<V1Pod>;
+  claims: Informer<CachedClaim>;
+  jobs: Informer<CachedJob>;
+  pods: Informer<CachedPod>;
   events: ObjectEventRecorder<VolumeBackup>;
   /** Image of the copy Jobs (the manager's --backup-job-image). */
   copyImage: string;
@@ -244,7 +245,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
 
   /** The DeadlineExceeded message: for each volume not copied, where its latest copy Job stands. */
   private async deadlineMessage(
-    jobs: readonly V1Job[],
+    jobs: readonly CachedJob[],
     progress: readonly VolumeProgress[],
     ctx: ReconcileContext<VolumeBackup>,
   ): Promise<string> {
@@ -265,7 +266,10 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
   }
 
   /** The note of the latest FailedCreate Event the Job controller recorded for `job`, if any. */
-  private async failedCreate(job: V1Job, ctx: ReconcileContext<VolumeBackup>): Promise<string | undefined> {
+  private async failedCreate(
+    job: CachedJob,
+    ctx: ReconcileContext<VolumeBackup>,
+  ): Promise<string | undefined> {
     try {
       const list = await this.deps.client.list<FailedCreateEvent>(CoreTypes.Event, {
         namespace: job.metadata?.namespace,
@@ -284,7 +288,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     }
   }
 
-  private progressOf(backup: VolumeBackup, jobs: readonly V1Job[], now: Date): VolumeProgress[] {
+  private progressOf(backup: VolumeBackup, jobs: readonly CachedJob[], now: Date): VolumeProgress[] {
     const attempts = attemptsByVolume(jobs);
     return backup.spec.volumes.map((volume) =>
       volumeProgress(volume.name, attempts.get(volume.name) ?? [], this.deps.retry, now.getTime()),
@@ -298,7 +302,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
    */
   private async advance(
     backup: VolumeBackup,
-    jobs: readonly V1Job[],
+    jobs: readonly CachedJob[],
     now: Date,
     deadline: number,
     ctx: ReconcileContext<VolumeBackup>,
@@ -345,12 +349,12 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
    */
   private async recordFinishedCopies(
     backup: VolumeBackup,
-    jobs: readonly V1Job[],
+    jobs: readonly CachedJob[],
     ctx: ReconcileContext<VolumeBackup>,
-  ): Promise<{ jobs: V1Job[]; retryInMs: number | undefined }> {
+  ): Promise<{ jobs: CachedJob[]; retryInMs: number | undefined }> {
     const now = (this.deps.now?.() ?? new Date()).getTime();
     let retryInMs: number | undefined;
-    const out: V1Job[] = [];
+    const out: CachedJob[] = [];
     for (const job of jobs) {
       const pods = this.deps.pods.byOwner(job.metadata?.uid ?? '');
       const record = copyRecord(job, pods, now);
@@ -523,7 +527,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
   private checkExistingClaim(
     backup: VolumeBackup,
     volume: BackupSourceVolume,
-    existing: V1PersistentVolumeClaim,
+    existing: CachedClaim,
   ): ClaimCheck {
     if (isControlledBy(existing, backup)) return { ok: true };
     // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
@@ -541,7 +545,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     ns: string,
     name: string,
     ctx: ReconcileContext<VolumeBackup>,
-  ): Promise<V1PersistentVolumeClaim | undefined> {
+  ): Promise<CachedClaim | undefined> {
     const cached = this.deps.claims.get(ns, name);
     if (cached) return cached;
     // Claims without our label are not cached: a hand-made VolumeBackup may name one.

@@ -7,6 +7,7 @@ import {
   volumeCopyPodTemplate,
 } from '../../apis/index.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
+import type { CachedClaim } from './cached.ts';
 import {
   ATTEMPT_LABEL,
   BACKUP_CLAIM_FINALIZER,
@@ -28,7 +29,7 @@ export const FALLBACK_SIZE = '1Gi';
 export function desiredBackupClaim(
   backup: VolumeBackup,
   volume: string,
-  source: V1PersistentVolumeClaim,
+  source: CachedClaim,
 ): V1PersistentVolumeClaim {
   const size = source.status?.capacity?.storage ?? source.spec?.resources?.requests?.storage ?? FALLBACK_SIZE;
   const storageClassName = source.spec?.storageClassName;

@@ -1,7 +1,7 @@
 // What to record on a finished copy Job before its pod is deleted: the pod's report, or why the copy
 // is not proven (pure). The pod and its termination message go with the pod; the Job stays as the
 // record of its attempt.
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+
 import {
   type CopyReport,
   copyTermination,
@@ -11,6 +11,7 @@ import {
   sameManifest,
 } from '../../apis/index.ts';
 import { toMillis } from '../../runtime/time.ts';
+import type { CachedJob, CachedPod } from './cached.ts';
 import { copyRecorded } from './progress.ts';
 
 /** How long a finished Job's pod may take to show how it ended, before the copy counts as unproven. */
@@ -34,7 +35,7 @@ function tail(text: string): string {
 }
 
 /** How the copy container of `pods` ended, if any pod shows it. */
-function terminated(pods: readonly V1Pod[]): { message: string } | undefined {
+function terminated(pods: readonly CachedPod[]): { message: string } | undefined {
   for (const pod of pods) {
     const end = copyTermination(pod);
     if (end) return { message: end.message ?? '' };
@@ -46,7 +47,7 @@ function terminated(pods: readonly V1Pod[]): { message: string } | undefined {
  * What to record on `job` (a copy Job) from its `pods`, or undefined when there is nothing to record
  * (it still runs, or its record is there). `now` bounds the wait for a pod's end.
  */
-export function copyRecord(job: V1Job, pods: readonly V1Pod[], now: number): CopyRecord | undefined {
+export function copyRecord(job: CachedJob, pods: readonly CachedPod[], now: number): CopyRecord | undefined {
   const outcome = jobOutcome(job);
   if (outcome === undefined || copyRecorded(job)) return undefined;
   const end = terminated(pods);

@@ -1,8 +1,9 @@
 // The VolumeBackup deadline: when a backup must have completed, the copy Jobs' own deadlines, and
 // what to say about a volume that did not make it (pure).
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+
 import type { VolumeBackup } from '../../apis/index.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
+import type { CachedJob, CachedPod } from './cached.ts';
 import type { VolumeProgress } from './progress.ts';
 
 /** When `backup` must have completed: its startTime (or `now`, before it has one) plus `deadlineMs`. */
@@ -33,7 +34,11 @@ export function formatDuration(ms: number): string {
 }
 
 /** Why a copy Job has no pod or its pod does not finish, from the Job, its pods and its FailedCreate Event. */
-export function describeJob(job: V1Job, pods: readonly V1Pod[], failedCreate: string | undefined): string {
+export function describeJob(
+  job: CachedJob,
+  pods: readonly CachedPod[],
+  failedCreate: string | undefined,
+): string {
   const name = job.metadata?.name ?? '';
   const pod = pods[0];
   if (!pod) {
@@ -54,7 +59,7 @@ export function describeJob(job: V1Job, pods: readonly V1Pod[], failedCreate: st
 }
 
 /** Whether a Job never had a pod (the case in which its FailedCreate Event says why). */
-export function neverHadPods(job: V1Job, pods: readonly V1Pod[]): boolean {
+export function neverHadPods(job: CachedJob, pods: readonly CachedPod[]): boolean {
   const s = job.status;
   return pods.length === 0 && !s?.active && !s?.succeeded && !s?.failed && !s?.ready;
 }

@@ -1,6 +1,7 @@
 import { MACHINE, VOLUME_BACKUP } from '../../apis/index.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import { type ControllerDeclaration, EVENTS_RULE } from '../declaration.ts';
+import { CLAIM_READS, JOB_READS, POD_READS } from './cached.ts';
 import {
   MACHINE_BACKUP_CONTROLLER,
   registerMachineBackupController,
@@ -72,5 +73,6 @@ export const volumeBackupDeclaration: ControllerDeclaration = {
     // The Job controller's FailedCreate Events, read for a better message when a copy never starts.
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list'] },
   ],
+  reads: { pods: POD_READS, claims: CLAIM_READS, jobs: JOB_READS },
   register: (manager, options) => registerVolumeBackupJobsController(manager, options),
 };

@@ -1,9 +1,9 @@
-import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
 import { VolumeBackupReconciler } from './backup-reconciler.ts';
+import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
 import { registerVolumeBackupMetrics } from './metrics.ts';
 import { backupName, skipRequested } from './names.ts';
@@ -83,9 +83,9 @@ export function registerVolumeBackupJobsController(manager: Manager, options: Vo
         client: manager.client,
         backups,
         machines: manager.cache.informerFor<Machine>(MACHINE),
-        claims: manager.cache.informerFor<V1PersistentVolumeClaim>(CoreTypes.PersistentVolumeClaim),
-        jobs: manager.cache.informerFor<V1Job>(CoreTypes.Job),
-        pods: manager.cache.informerFor<V1Pod>(CoreTypes.Pod),
+        claims: manager.cache.informerFor<CachedClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),
+        pods: manager.cache.informerFor<CachedPod>(CoreTypes.Pod),
         events: manager.eventsFor(VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
         copyImage: options.backupJobImage,
         deadlineMs: options.volumeCopyDeadlineMs,

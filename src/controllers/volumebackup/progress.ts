@@ -1,5 +1,5 @@
 // Where a VolumeBackup stands, from its copy Jobs, and the status that follows (pure).
-import type { V1Job } from '@kubernetes/client-node';
+
 import {
   jobOutcome,
   parseCopyReport,
@@ -18,6 +18,7 @@ import {
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
+import type { CachedJob } from './cached.ts';
 import {
   ATTEMPT_LABEL,
   backupClaimName,
@@ -67,7 +68,7 @@ export interface CopyAttempt {
 }
 
 /** Whether a finished copy Job carries the record of its outcome (written before its pod goes). */
-export function copyRecorded(job: V1Job): boolean {
+export function copyRecorded(job: CachedJob): boolean {
   const annotations = job.metadata?.annotations ?? {};
   return (
     annotations[COPY_REPORT_ANNOTATION] !== undefined || annotations[COPY_FAILURE_ANNOTATION] !== undefined
@@ -79,7 +80,7 @@ export function copyRecorded(job: V1Job): boolean {
  * completed proves nothing by itself: it succeeded only once the report of its pod, recorded on it,
  * shows a copy equal to its source.
  */
-export function copyAttempt(job: V1Job): CopyAttempt | undefined {
+export function copyAttempt(job: CachedJob): CopyAttempt | undefined {
   const attempt = Number(job.metadata?.labels?.[ATTEMPT_LABEL]);
   if (!Number.isInteger(attempt) || attempt < 1) return undefined;
   const name = job.metadata?.name ?? '';
@@ -112,7 +113,7 @@ export function copyAttempt(job: V1Job): CopyAttempt | undefined {
 }
 
 /** The copy attempts of each volume, from the VolumeBackup's Jobs. */
-export function attemptsByVolume(jobs: readonly V1Job[]): Map<string, CopyAttempt[]> {
+export function attemptsByVolume(jobs: readonly CachedJob[]): Map<string, CopyAttempt[]> {
   const out = new Map<string, CopyAttempt[]>();
   for (const job of jobs) {
     const volume = job.metadata?.labels?.[VOLUME_LABEL];

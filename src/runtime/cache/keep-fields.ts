@@ -1,3 +1,5 @@
+import type { KubeObject } from '../client/object.ts';
+
 /**
  * Which fields of a T a cache transform keeps: `true` keeps a field's value as it is; `'shared'`
  * keeps it with its strings taken from a StringPool (for values many objects repeat: label keys
@@ -11,6 +13,84 @@ type FieldShape<V> =
   | true
   | 'shared'
   | (V extends readonly (infer E)[] ? Shape<E> : V extends object ? Shape<V> : never);
+
+declare const keptShape: unique symbol;
+
+/**
+ * A T as a cache transform of shape S leaves it: only the fields S names, each as optional or
+ * required as in T, so reading a field S drops does not compile. Write S `as const` (and
+ * `satisfies Shape<T>`) so its field names are known. A whole T (read live from the API server) is
+ * a Kept<T, S>. A Kept<T, S> also carries S, type-level only: it is a Kept<T, S2> only when S keeps
+ * every field S2 does, so an object cached with fewer fields cannot be handed to a function that
+ * reads more.
+ */
+export type Kept<T, S> = (string extends keyof T
+  ? // A map (labels, annotations): only the keys S names.
+    { -readonly [K in keyof S]?: KeptValue<T[keyof T & string], S[K]> }
+  : { [K in keyof T as K extends keyof S ? K : never]: KeptValue<T[K], S[K & keyof S]> }) & {
+  readonly [keptShape]?: KeptFields<S>;
+};
+
+type KeptValue<V, F> = F extends true | 'shared'
+  ? V
+  : V extends readonly (infer E)[]
+    ? Kept<E, F>[]
+    : V extends object
+      ? Kept<V, F>
+      : V;
+
+/** S as a type that a bigger shape is assignable to: a field kept whole (never) is any shape of it. */
+type KeptFields<S> = { readonly [K in keyof S]: S[K] extends true | 'shared' ? never : KeptFields<S[K]> };
+
+/**
+ * What every reader of a cached object may expect of it, the runtime's own included: what it is (an
+ * Event's reference names it), and the metadata a metadata-only cache keeps too (slimMetadata):
+ * identity (keys, uid preconditions; the store compares resourceVersions after a relist), labels
+ * (selectors, adoption), owners (controller references, the owner index), deletion (active or
+ * terminating) and age. A shape of a cached kind starts from it.
+ */
+export const OBJECT_FIELDS = {
+  apiVersion: 'shared',
+  kind: 'shared',
+  metadata: {
+    name: true,
+    namespace: 'shared',
+    uid: true,
+    resourceVersion: true,
+    creationTimestamp: 'shared',
+    deletionTimestamp: 'shared',
+    labels: 'shared',
+    ownerReferences: 'shared',
+  },
+} as const satisfies Shape<KubeObject>;
+
+/**
+ * The union of `shapes`: every field one of them keeps. A field one keeps whole is kept whole; kept
+ * with its strings shared by one, it is shared (another's `true` is a value many objects may still
+ * repeat); nested in all, its shapes are merged.
+ */
+export function mergeShapes<T>(...shapes: readonly Shape<T>[]): Shape<T> {
+  return (shapes as readonly AnyShape[]).reduce<AnyShape>(mergeTwo, {}) as Shape<T>;
+}
+
+function mergeTwo(a: AnyShape, b: AnyShape): AnyShape {
+  const out: Record<string, FieldKept> = {};
+  for (const field of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const kept = mergeField(a[field], b[field]);
+    if (kept !== undefined) out[field] = kept;
+  }
+  return out;
+}
+
+type FieldKept = true | 'shared' | AnyShape;
+
+function mergeField(a: FieldKept | undefined, b: FieldKept | undefined): FieldKept | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  if (a === 'shared' || b === 'shared') return 'shared';
+  if (a === true || b === true) return true;
+  return mergeTwo(a, b);
+}
 
 /** What keep() walks: the runtime's view of a shape, whatever type it was written for. */
 interface AnyShape {

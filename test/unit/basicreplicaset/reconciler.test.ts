@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { BASIC_REPLICA_SET, type BasicReplicaSet, REPLICA_SET_POD_LABEL } from '../../../src/apis/index.ts';
+import type { CachedPod } from '../../../src/controllers/basicreplicaset/cached.ts';
 import {
   CONTROLLER_NAME,
   MANAGED_PODS_SELECTOR,
@@ -74,7 +75,7 @@ async function setup(rs: BasicReplicaSet, ...pods: V1Pod[]) {
   const claimedArrivals = new ClaimedArrivals();
   const departures = new Departures();
   const sets = await cluster.informer(BASIC_REPLICA_SET);
-  const managed = await cluster.informer(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR });
+  const managed = await cluster.informer<CachedPod>(CoreTypes.Pod, { labelSelector: MANAGED_PODS_SELECTOR });
   const others = await cluster.informer<KubeObject>(CoreTypes.Pod, {
     labelSelector: OTHER_PODS_SELECTOR,
     metadataOnly: true,

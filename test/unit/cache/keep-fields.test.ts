@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keepFields, type Shape, StringPool } from '../../../src/runtime/cache/keep-fields.ts';
+import {
+  type Kept,
+  keepFields,
+  mergeShapes,
+  type Shape,
+  StringPool,
+} from '../../../src/runtime/cache/keep-fields.ts';
 
 interface Thing {
   name?: string;
@@ -58,6 +64,70 @@ describe('keepFields', () => {
     assert.deepEqual(transform({ items: [null, 1, { nested: null }] } as unknown as Thing), {
       items: [null, 1, { nested: null }],
     });
+  });
+});
+
+describe('mergeShapes', () => {
+  it('keeps every field one of the shapes keeps, nested shapes merged', () => {
+    const merged = mergeShapes<Thing>(
+      { name: true, spec: { size: true }, items: { id: 'shared', nested: { a: true } } },
+      { spec: { secret: true }, items: { note: true, nested: { b: true } } },
+      {},
+    );
+    assert.deepEqual(merged, {
+      name: true,
+      spec: { size: true, secret: true },
+      items: { id: 'shared', nested: { a: true, b: true }, note: true },
+    });
+  });
+
+  it('a field kept whole by one is kept whole; shared by one, it is shared', () => {
+    assert.deepEqual(mergeShapes<Thing>({ spec: { size: true } }, { spec: true }), { spec: true });
+    assert.deepEqual(mergeShapes<Thing>({ spec: 'shared' }, { spec: { size: true } }), { spec: 'shared' });
+    assert.deepEqual(mergeShapes<Thing>({ tags: true }, { tags: 'shared' }), { tags: 'shared' });
+    assert.deepEqual(mergeShapes<Thing>(), {});
+  });
+
+  it('leaves the shapes it merges as they were', () => {
+    const a: Shape<Thing> = { spec: { size: true } };
+    const b: Shape<Thing> = { spec: { secret: true } };
+    mergeShapes(a, b);
+    assert.deepEqual([a, b], [{ spec: { size: true } }, { spec: { secret: true } }]);
+  });
+});
+
+describe('Kept', () => {
+  const KEPT = { name: true, spec: { size: true }, tags: { app: 'shared' } } as const satisfies Shape<Thing>;
+  type KeptThing = Kept<Thing, typeof KEPT>;
+  const kept: KeptThing = keepFields<Thing>(KEPT)({
+    name: 'x',
+    spec: { size: 3, secret: 's' },
+    tags: { app: 'web' },
+  });
+
+  it('types what a shape keeps: a field it drops does not compile (the @ts-expect-error lines)', () => {
+    assert.deepEqual([kept.name, kept.spec?.size, kept.tags?.app], ['x', 3, 'web']);
+    // @ts-expect-error the shape drops spec.secret
+    assert.equal(kept.spec?.secret, undefined);
+    // @ts-expect-error the shape drops items
+    assert.equal(kept.items, undefined);
+    // @ts-expect-error of a map (tags), only the keys the shape names
+    assert.equal(kept.tags?.tier, undefined);
+  });
+
+  it('a whole object is a Kept one; a Kept one only where its shape keeps what is read', () => {
+    const whole: Thing = { name: 'x', spec: { size: 1, secret: 's' } };
+    const fromWhole: KeptThing = whole;
+    const readsSize = (thing: Kept<Thing, { spec: { size: true } }>) => thing.spec?.size;
+    const readsSecret = (thing: Kept<Thing, { spec: { secret: true } }>) => thing.spec?.secret;
+    const readsSpec = (thing: Kept<Thing, { spec: true }>) => thing.spec;
+    assert.equal(readsSize(kept), 3);
+    assert.equal(readsSize(fromWhole), 1);
+    // @ts-expect-error KEPT drops spec.secret, which readsSecret reads
+    assert.equal(readsSecret(kept), undefined);
+    // @ts-expect-error KEPT keeps only spec.size, readsSpec reads the whole spec
+    assert.deepEqual(readsSpec(kept), { size: 3 });
+    assert.equal(readsSecret(whole), 's');
   });
 });
 

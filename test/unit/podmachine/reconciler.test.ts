@@ -13,6 +13,7 @@ import {
   type VolumeBackup,
   type VolumeManifest,
 } from '../../../src/apis/index.ts';
+import type { CachedClaim, CachedJob, CachedPod } from '../../../src/controllers/podmachine/cached.ts';
 import {
   desiredClaim,
   desiredPod,
@@ -103,9 +104,9 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
       new PodMachineReconciler({
         client: c.kubeClient,
         podMachines: await c.informer(POD_MACHINE),
-        pods: await c.informer(CoreTypes.Pod),
-        claims: await c.informer(CoreTypes.PersistentVolumeClaim),
-        jobs: await c.informer(CoreTypes.Job),
+        pods: await c.informer<CachedPod>(CoreTypes.Pod),
+        claims: await c.informer<CachedClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: await c.informer<CachedJob>(CoreTypes.Job),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, CONTROLLER_NAME, POD_MACHINE),
         copyImage: 'basic-operator:dev',

@@ -18,6 +18,7 @@ import {
   type VolumeBackupStatus,
 } from '../../../src/apis/index.ts';
 import { VolumeBackupReconciler } from '../../../src/controllers/volumebackup/backup-reconciler.ts';
+import type { CachedClaim, CachedJob, CachedPod } from '../../../src/controllers/volumebackup/cached.ts';
 import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/children.ts';
 import { VOLUME_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
 import {
@@ -196,9 +197,9 @@ async function setup(b: VolumeBackup | undefined, ...seed: Array<(cluster: FakeC
         client: c.kubeClient,
         backups: await c.informer(VOLUME_BACKUP),
         machines: await c.informer(MACHINE),
-        claims: await c.informer(CoreTypes.PersistentVolumeClaim),
-        jobs: await c.informer(CoreTypes.Job),
-        pods: await c.informer(CoreTypes.Pod),
+        claims: await c.informer<CachedClaim>(CoreTypes.PersistentVolumeClaim),
+        jobs: await c.informer<CachedJob>(CoreTypes.Job),
+        pods: await c.informer<CachedPod>(CoreTypes.Pod),
         events: eventsFor(events, VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
         copyImage: IMAGE,
         retry: exponentialRetry(3, 10_000),

@@ -1,6 +1,7 @@
 // What a VolumeBackup offers a provider that restores one volume from it (pure): every provider of
 // the Machine infrastructure contract reads a restoreFrom the same way.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import type { Kept, Shape } from '../../../runtime/cache/keep-fields.ts';
 import type { VolumeRestoreSource } from './machine.ts';
 import type { VolumeBackup, VolumeManifest } from './volumebackup.ts';
 
@@ -15,6 +16,12 @@ export type RestoreSource =
    */
   | { kind: 'ready'; backupClaimName: string; manifest?: VolumeManifest };
 
+/** What restoreSource reads of a backup claim: a cache that hands it claims keeps these fields. */
+const BACKUP_CLAIM_READS = {
+  metadata: { deletionTimestamp: 'shared' },
+  status: { phase: 'shared' },
+} as const satisfies Shape<V1PersistentVolumeClaim>;
+
 /**
  * Where `source` stands in `backup` (the VolumeBackup it names, if it exists) and its backup claim
  * (`backupClaim`, undefined when there is none). `what` starts each message, e.g. "volume data
@@ -25,7 +32,9 @@ export function restoreSource(
   what: string,
   source: VolumeRestoreSource,
   backup: VolumeBackup | undefined,
-  backupClaim: (backupClaimName: string) => V1PersistentVolumeClaim | undefined,
+  backupClaim: (
+    backupClaimName: string,
+  ) => Kept<V1PersistentVolumeClaim, typeof BACKUP_CLAIM_READS> | undefined,
 ): RestoreSource {
   if (!backup) {
     return {

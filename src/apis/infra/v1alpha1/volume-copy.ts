@@ -11,6 +11,7 @@ import type {
   V1PodTemplateSpec,
   V1SecurityContext,
 } from '@kubernetes/client-node';
+import type { Kept, Shape } from '../../../runtime/cache/keep-fields.ts';
 import { toMillis } from '../../../runtime/time.ts';
 import { DEFAULT_MACHINE_USER } from './pod-fields.ts';
 import type { VolumeCopyIdentity, VolumeManifest } from './volumebackup.ts';
@@ -25,8 +26,17 @@ export const MOVER_COMMAND: readonly string[] = ['/nodejs/bin/node', '/app/dist/
 /** The container of a copy pod: its termination message is the mover's report (parseCopyReport). */
 export const COPY_CONTAINER = 'copy';
 
-/** How a copy pod's copy container ended, if its status shows that yet. */
-export function copyTermination(pod: V1Pod): V1ContainerStateTerminated | undefined {
+const COPY_END = { exitCode: true, message: true } as const satisfies Shape<V1ContainerStateTerminated>;
+
+/** What copyTermination reads of a pod: a cache that hands it pods keeps these fields. */
+const COPY_TERMINATION_READS = {
+  status: { containerStatuses: { name: 'shared', state: { terminated: COPY_END } } },
+} as const satisfies Shape<V1Pod>;
+
+/** How a copy pod's copy container ended, if its status shows that yet: its exit code and report. */
+export function copyTermination(
+  pod: Kept<V1Pod, typeof COPY_TERMINATION_READS>,
+): Kept<V1ContainerStateTerminated, typeof COPY_END> | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === COPY_CONTAINER)?.state?.terminated;
 }
 
@@ -280,8 +290,22 @@ export type JobOutcome =
   | { done: 'failed'; message: string; failedAt?: number }
   | undefined;
 
+/** What jobOutcome reads of a Job: a cache that hands it Jobs keeps these fields. */
+const JOB_OUTCOME_READS = {
+  status: {
+    conditions: {
+      type: 'shared',
+      status: 'shared',
+      reason: 'shared',
+      message: 'shared',
+      lastTransitionTime: 'shared',
+    },
+    completionTime: true,
+  },
+} as const satisfies Shape<V1Job>;
+
 /** Whether a copy Job finished, from its Complete and Failed conditions. */
-export function jobOutcome(job: V1Job): JobOutcome {
+export function jobOutcome(job: Kept<V1Job, typeof JOB_OUTCOME_READS>): JobOutcome {
   const conditions = job.status?.conditions ?? [];
   if (conditions.some((c) => c.type === 'Complete' && c.status === 'True')) return { done: 'succeeded' };
   const failed = conditions.find((c) => c.type === 'Failed' && c.status === 'True');

@@ -1,6 +1,7 @@
-import type { V1LabelSelector, V1Pod } from '@kubernetes/client-node';
+import type { V1LabelSelector } from '@kubernetes/client-node';
 import { controllerRefOf, type KubeObject } from '../../../runtime/client/object.ts';
 import { selectorMatches } from '../../../runtime/labels.ts';
+import type { CachedPod } from '../cached.ts';
 import { isPodActive, isPodFinished, isPodTerminating } from './pod-state.ts';
 
 /** The replica set, as far as claiming pods is concerned. */
@@ -18,9 +19,9 @@ export interface ClaimOwner {
  */
 export interface ClaimPlan {
   /** Active pods it controls that match its selector: the replicas. */
-  active: V1Pod[];
+  active: CachedPod[];
   /** Terminating pods it controls that match its selector (status.terminatingReplicas). */
-  terminating: V1Pod[];
+  terminating: CachedPod[];
   /** Active orphans that match: adopt (controller reference plus our marker label), then count them. */
   adopt: KubeObject[];
   /** Pods it controls and that match but lack our marker label (e.g. a user removed it): mark them. */
@@ -38,7 +39,7 @@ export interface ClaimPlan {
  */
 export function planClaims(
   owner: ClaimOwner,
-  marked: readonly V1Pod[],
+  marked: readonly CachedPod[],
   unmarked: readonly KubeObject[] = [],
 ): ClaimPlan {
   const plan: ClaimPlan = { active: [], terminating: [], adopt: [], mark: [], release: [] };
@@ -81,7 +82,7 @@ export function planClaims(
  * Where a pod of the set counts: active (not terminating, not finished), terminating (a deletion
  * timestamp and not finished: upstream IsPodTerminating), or nowhere (Succeeded or Failed).
  */
-export function countsAs(pod: V1Pod): 'active' | 'terminating' | undefined {
+export function countsAs(pod: CachedPod): 'active' | 'terminating' | undefined {
   if (isPodFinished(pod)) return undefined;
   return isPodTerminating(pod) ? 'terminating' : 'active';
 }

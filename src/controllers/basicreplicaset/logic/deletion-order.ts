@@ -1,5 +1,5 @@
-import type { V1Pod } from '@kubernetes/client-node';
 import { toMillis } from '../../../runtime/time.ts';
+import type { CachedPod } from '../cached.ts';
 import {
   isPodActive,
   isPodReady,
@@ -17,8 +17,8 @@ export interface DeletionOrderOptions {
   logarithmicScaleDown?: boolean;
 }
 
-interface RankedPod {
-  pod: V1Pod;
+interface RankedPod<P extends CachedPod = CachedPod> {
+  pod: P;
   /** Active related pods on the same node. */
   rank: number;
 }
@@ -30,7 +30,10 @@ const PHASE_ORDINAL: Readonly<Record<string, number>> = { Pending: 0, Unknown: 1
  * For each pod, how many active pods of `relatedPods` share its node (upstream
  * getPodsRankedByRelatedPodsOnSameNode). relatedPods should include `pods`.
  */
-export function rankByRelatedPodsOnSameNode(pods: readonly V1Pod[], relatedPods: readonly V1Pod[]): number[] {
+export function rankByRelatedPodsOnSameNode(
+  pods: readonly CachedPod[],
+  relatedPods: readonly CachedPod[],
+): number[] {
   const podsOnNode = new Map<string, number>();
   for (const pod of relatedPods) {
     if (!isPodActive(pod)) continue;
@@ -46,18 +49,18 @@ export function rankByRelatedPodsOnSameNode(pods: readonly V1Pod[], relatedPods:
  * 4. lower pod-deletion-cost; 5. more related pods on the same node; 6. ready for less time;
  * 7. more container restarts; 8. created more recently. When every pod goes, no ranking is needed.
  */
-export function podsToDeleteInOrder(
-  pods: readonly V1Pod[],
+export function podsToDeleteInOrder<P extends CachedPod>(
+  pods: readonly P[],
   count: number,
   now: number,
-  relatedPods: readonly V1Pod[] = pods,
+  relatedPods: readonly CachedPod[] = pods,
   options: DeletionOrderOptions = {},
-): V1Pod[] {
+): P[] {
   if (count <= 0) return [];
   if (count >= pods.length) return [...pods];
   const logarithmic = options.logarithmicScaleDown ?? true;
   const ranks = rankByRelatedPodsOnSameNode(pods, relatedPods);
-  const ranked: RankedPod[] = pods.map((pod, index) => ({ pod, rank: ranks[index]! }));
+  const ranked: RankedPod<P>[] = pods.map((pod, index) => ({ pod, rank: ranks[index]! }));
   ranked.sort((a, b) => {
     if (preferForDeletion(a, b, now, logarithmic)) return -1;
     if (preferForDeletion(b, a, now, logarithmic)) return 1;
@@ -104,8 +107,8 @@ function preferForDeletion(a: RankedPod, b: RankedPod, now: number, logarithmic:
 
 /** Compares two different times, the more recent (or unknown) one first. */
 function newerFirst(
-  a: V1Pod,
-  b: V1Pod,
+  a: CachedPod,
+  b: CachedPod,
   timeA: number | undefined,
   timeB: number | undefined,
   now: number,

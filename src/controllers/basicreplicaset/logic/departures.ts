@@ -1,4 +1,4 @@
-import type { V1Pod } from '@kubernetes/client-node';
+import type { CachedPod } from '../cached.ts';
 import { isPodFinished } from './pod-state.ts';
 
 /**
@@ -59,6 +59,6 @@ export class Departures {
  * the set itself asked for its deletion (a pod deleted at once, as an unscheduled one is, leaves
  * without ever showing a deletion timestamp).
  */
-export function mayHaveLostMarker(pod: V1Pod, deletionExpected: boolean): boolean {
+export function mayHaveLostMarker(pod: CachedPod, deletionExpected: boolean): boolean {
   return !deletionExpected && !pod.metadata?.deletionTimestamp && !isPodFinished(pod);
 }

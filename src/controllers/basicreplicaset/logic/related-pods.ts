@@ -1,5 +1,6 @@
-import type { V1LabelSelector, V1Pod } from '@kubernetes/client-node';
+import type { V1LabelSelector } from '@kubernetes/client-node';
 import { controllerRefOf, type KubeObject } from '../../../runtime/client/object.ts';
+import type { CachedPod } from '../cached.ts';
 
 /** A replica set as the deletion ranking needs it. */
 export interface RelatedSet extends KubeObject {
@@ -29,10 +30,10 @@ export function setsWithSameController<S extends RelatedSet>(set: S, candidates:
 export function indirectlyRelatedPods<S extends RelatedSet>(
   set: S,
   candidates: readonly S[],
-  podsMatching: (selector: V1LabelSelector, namespace: string) => readonly V1Pod[],
-): V1Pod[] {
+  podsMatching: (selector: V1LabelSelector, namespace: string) => readonly CachedPod[],
+): CachedPod[] {
   const seen = new Set<string>();
-  const related: V1Pod[] = [];
+  const related: CachedPod[] = [];
   for (const sibling of setsWithSameController(set, candidates)) {
     for (const pod of podsMatching(sibling.spec.selector, sibling.metadata?.namespace ?? '')) {
       const uid = pod.metadata?.uid ?? '';

@@ -1,4 +1,4 @@
-import type { V1Pod } from '@kubernetes/client-node';
+import type { CachedPod } from '../cached.ts';
 import { isPodActive, isPodAvailable, isPodFinished, isPodReady, nextAvailableIn } from './pod-state.ts';
 
 export interface ReplicaCounts {
@@ -19,7 +19,7 @@ export interface ReplicaCounts {
  * and available count active pods only; terminating pods are counted apart; finished pods not at all.
  */
 export function computeReplicaCounts(
-  pods: readonly V1Pod[],
+  pods: readonly CachedPod[],
   minReadySeconds: number,
   now: number,
 ): ReplicaCounts {
@@ -49,7 +49,7 @@ export function computeReplicaCounts(
  * then without any pod event to wake it; undefined when no pod is waiting on minReadySeconds.
  */
 export function nextAvailabilityCheckIn(
-  pods: readonly V1Pod[],
+  pods: readonly CachedPod[],
   minReadySeconds: number,
   now: number,
 ): number | undefined {

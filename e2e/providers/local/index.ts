@@ -49,6 +49,9 @@ function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
  * upstream sources, with kwok simulating the nodes, run as local processes by `kwokctl --runtime binary`.
  * `cluster` names it: tests that kill control-plane components get a cluster of their own.
  */
+/** Free volumes kept beyond what a test file asks for (ensureVolumes). */
+const VOLUME_RESERVE = 40;
+
 export class LocalProvider implements ClusterProvider {
   readonly name = 'local' as const;
   readonly cluster: string;
@@ -416,8 +419,15 @@ export class LocalProvider implements ClusterProvider {
     throw new Error('the default ServiceAccount never appeared: is kube-controller-manager running?');
   }
 
-  /** Tops the pool up so at least `minAvailable` pre-provisioned volumes are free. */
+  /**
+   * Tops the pool up so at least `minAvailable` pre-provisioned volumes are free, plus
+   * VOLUME_RESERVE for the test file that runs beside the caller (`npm test` runs two at once) and
+   * draws on the same pool: volumes are kept (Retain), so each bound claim uses one up, and a claim
+   * that finds none waits for the next top-up (100 s, a restore test's whole deadline, on a fresh
+   * cluster).
+   */
   async ensureVolumes(minAvailable: number): Promise<void> {
+    minAvailable += VOLUME_RESERVE;
     const out = await this.kubectl([
       'get',
       'pv',

@@ -156,14 +156,30 @@ export async function waitForMachine(
   check: (m: Machine) => boolean,
   timeoutMs = 60_000,
 ): Promise<Machine> {
-  return waitFor(
-    `Machine ${name}: ${what}`,
-    async () => {
-      const m = await getMachine(client, ns, name);
-      return m && check(m) ? m : undefined;
-    },
-    { timeoutMs },
+  let last: Machine | undefined;
+  try {
+    return await waitFor(
+      `Machine ${name}: ${what}`,
+      async () => {
+        last = await getMachine(client, ns, name);
+        return last && check(last) ? last : undefined;
+      },
+      { timeoutMs },
+    );
+  } catch (err) {
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}; last seen: ${describeMachine(last)}`,
+    );
+  }
+}
+
+/** A Machine's phase and conditions in one line, for a wait that timed out. */
+function describeMachine(m: Machine | undefined): string {
+  if (!m) return 'absent';
+  const conditions = (m.status?.conditions ?? []).map(
+    (c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`,
   );
+  return `phase ${m.status?.phase ?? '(none)'}; ${conditions.join('; ') || 'no conditions'}`;
 }
 
 export async function waitForGone(client: KubeClient, ns: string, name: string, timeoutMs = 60_000) {

@@ -145,6 +145,7 @@ export class ControllerBuilder<T extends ObjectWithStatus> {
         name: this.name,
         concurrency: this.host.concurrencyFor(this.name),
         drainTimeoutMs: this.host.drainTimeoutMs,
+        objects: this.forInformer,
       },
       reconciler,
       this.host.registry,

@@ -6,16 +6,18 @@ import { errorMessage, type Logger } from '../log.ts';
 import { controllerMetrics } from '../metrics.ts';
 import { createPrometheusQueueMetrics, defaultControllerRateLimiter, WorkQueue } from '../queue/index.ts';
 import type { ObjectWithStatus } from '../write/status.ts';
-import type { StatusWriter } from '../write/status-writer.ts';
+import type { CachedObjects, StatusWriter } from '../write/status-writer.ts';
 import type { Predicate } from './predicates.ts';
 import { keyToRequest, type Reconciler, type Request, requestKey, TerminalError } from './reconciler.ts';
 import { dispatch, enqueueIf, type MapFunc, type Watch } from './watch.ts';
 
-export interface ControllerOptions {
+export interface ControllerOptions<T extends ObjectWithStatus = ObjectWithStatus> {
   name: string;
   concurrency: number;
   /** How long stop() waits for in-flight reconciles and then the stop hooks, in all (default 30 s). */
   drainTimeoutMs?: number;
+  /** The cache of the reconciled type: a reconcile's `ctx.object` comes from it. */
+  objects?: CachedObjects<T>;
 }
 
 /** What the manager starts and stops. */
@@ -43,7 +45,9 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
   readonly name: string;
   readonly queue: WorkQueue<string>;
   private readonly reconciler: Reconciler<T>;
-  private status: StatusWriter<T>;
+  private status: StatusWriter<T> | undefined;
+  private readonly noStatus: StatusWriter<T>;
+  private readonly objects: CachedObjects<T> | undefined;
   private readonly concurrency: number;
   private readonly drainTimeoutMs: number;
   private readonly log: Logger;
@@ -53,7 +57,7 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
   private startHooks: Array<() => void> = [];
   private stopHooks: Array<() => Promise<void>> = [];
 
-  constructor(options: ControllerOptions, reconciler: Reconciler<T>, registry: Registry, log: Logger) {
+  constructor(options: ControllerOptions<T>, reconciler: Reconciler<T>, registry: Registry, log: Logger) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new Error(
         `controller ${options.name}: concurrency must be a whole number >= 1, got ${options.concurrency}`,
@@ -61,7 +65,8 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     }
     this.name = options.name;
     this.reconciler = reconciler;
-    this.status = noStatusWriter(options.name);
+    this.noStatus = noStatusWriter(options.name);
+    this.objects = options.objects;
     this.concurrency = options.concurrency;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
     this.log = log.child({ controller: options.name });
@@ -171,6 +176,13 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     }
   }
 
+  /** The cached object of `request`, with the status last handed over merged in (ctx.object). */
+  private objectOf(request: Request): T | undefined {
+    const cached = this.objects?.get(request.namespace, request.name);
+    if (!cached || !this.status) return cached;
+    return Object.freeze({ ...cached, status: this.status.latest(cached) });
+  }
+
   private async reconcileKey(key: string): Promise<void> {
     const request = keyToRequest(key);
     const reconcileId = randomUUID();
@@ -183,10 +195,11 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     const endTimer = this.metrics.reconcileTime.startTimer(labels);
     try {
       const result = await this.reconciler.reconcile(request, {
+        object: this.objectOf(request),
         log,
         reconcileId,
         signal: this.stopController.signal,
-        status: this.status,
+        status: this.status ?? this.noStatus,
       });
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);

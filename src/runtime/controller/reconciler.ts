@@ -16,6 +16,12 @@ export interface Result {
 }
 
 export interface ReconcileContext<T extends ObjectWithStatus = ObjectWithStatus> {
+  /**
+   * The object of the request as the cache has it when the reconcile starts, with the status this
+   * controller last handed over on `status` merged in (`status.latest()`: the cache lags the
+   * controller's own status writes); undefined when the cache has no object of that name.
+   */
+  object: T | undefined;
   log: Logger;
   reconcileId: string;
   /** Aborted when the controller stops (shutdown or lost leadership). */

@@ -73,7 +73,7 @@ async function setup(d: BasicDeployment, ...sets: BasicReplicaSet[]) {
   const cluster = new FakeCluster();
   cluster.seed(BASIC_DEPLOYMENT, d);
   cluster.seed(BASIC_REPLICA_SET, ...sets);
-  return harness<BasicDeployment>(cluster, async (c, events) => {
+  return harness<BasicDeployment>(cluster, { for: BASIC_DEPLOYMENT }, async (c, events) => {
     const revisions = new RevisionWriter({
       client: c.kubeClient,
       onError: (key, err) => assert.fail(`revision write of ${key} failed: ${err}`),

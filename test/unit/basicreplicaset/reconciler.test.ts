@@ -82,6 +82,7 @@ async function setup(rs: BasicReplicaSet, ...pods: V1Pod[]) {
   });
   const h = await harness<BasicReplicaSet>(
     cluster,
+    { for: BASIC_REPLICA_SET },
     async (c, events) =>
       new BasicReplicaSetReconciler({
         client: c.kubeClient,

@@ -67,6 +67,7 @@ async function setup(rs: BasicReplicaSet, ...pods: V1Pod[]) {
   others.addHandler(observers.others);
   const h = await harness<BasicReplicaSet>(
     cluster,
+    { for: BASIC_REPLICA_SET },
     async (c, events) =>
       new BasicReplicaSetReconciler({
         client: c.kubeClient,

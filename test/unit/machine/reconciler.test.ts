@@ -94,7 +94,7 @@ async function setup(
   options.seed?.(cluster);
   const wakes = new Wakes();
   let clock = 0;
-  const h = await harness<Machine>(cluster, async (c, events) => {
+  const h = await harness<Machine>(cluster, { for: MACHINE, status: 'apply' }, async (c, events) => {
     const machineInformer = await c.informer(MACHINE);
     const crds = await c.informer<KubeObject>(CoreTypes.CustomResourceDefinition, { metadataOnly: true });
     const discovery = new ResourceDiscovery(c.kubeClient, { now: () => clock });

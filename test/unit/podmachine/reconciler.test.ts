@@ -100,6 +100,7 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
   for (const s of seed) s(cluster);
   return harness<PodMachine>(
     cluster,
+    { for: POD_MACHINE },
     async (c, events) =>
       new PodMachineReconciler({
         client: c.kubeClient,

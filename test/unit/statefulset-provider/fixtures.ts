@@ -142,6 +142,7 @@ export async function setup(m: StatefulSetMachine, ...seed: Array<(cluster: Fake
   for (const s of seed) s(cluster);
   return harness<StatefulSetMachine>(
     cluster,
+    { for: STATEFULSET_MACHINE },
     async (c, events) =>
       new StatefulSetMachineReconciler({
         client: c.kubeClient,

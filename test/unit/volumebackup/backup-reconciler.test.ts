@@ -192,6 +192,7 @@ async function setup(b: VolumeBackup | undefined, ...seed: Array<(cluster: FakeC
   for (const s of seed) s(cluster);
   return harness<VolumeBackup>(
     cluster,
+    { for: VOLUME_BACKUP },
     async (c, events) =>
       new VolumeBackupReconciler({
         client: c.kubeClient,

@@ -32,6 +32,7 @@ async function setup(m: Machine, ...backups: VolumeBackup[]) {
   cluster.seed(VOLUME_BACKUP, ...backups);
   return harness<Machine>(
     cluster,
+    { for: MACHINE, status: 'apply' },
     async (c, events) =>
       new MachineBackupReconciler({
         client: c.kubeClient,

@@ -8,12 +8,13 @@ import {
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import { OwnWrites } from '../../runtime/cache/own-writes.ts';
-import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/client/errors.ts';
+import { isConflict, isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
-import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
+import { isBeingDeleted } from '../../runtime/client/object.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { selectorProblems } from '../../runtime/labels.ts';
+import { deleteIfPresent, ensureChild, getOrUndefined } from '../../runtime/write/children.ts';
 import { adopt, release } from '../../runtime/write/owner-refs.ts';
 import { claimSets, selectsAnything } from './claim.ts';
 import { validateRollingUpdate } from './logic/fenceposts.ts';
@@ -200,18 +201,14 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     }
     const claimed = await claimSets(d, [...candidates.values()], {
       ownerStillAdopts: async () => {
-        try {
-          const fresh = await client.get<BasicDeployment>(
-            BASIC_DEPLOYMENT,
-            d.metadata.namespace,
-            d.metadata.name ?? '',
-            ctx.signal,
-          );
-          return fresh.metadata.uid === d.metadata.uid && !isBeingDeleted(fresh);
-        } catch (err) {
-          if (isNotFound(err)) return false;
-          throw err;
-        }
+        const fresh = await getOrUndefined(
+          client,
+          BASIC_DEPLOYMENT,
+          d.metadata.namespace,
+          d.metadata.name ?? '',
+          ctx.signal,
+        );
+        return fresh !== undefined && fresh.metadata.uid === d.metadata.uid && !isBeingDeleted(fresh);
       },
       adopt: async (set) => {
         try {
@@ -252,28 +249,28 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
     desired.metadata.annotations![MAX_REPLICAS_ANNOTATION] = String(
       recordedReplicaValues(deploymentView(d)).maxReplicas,
     );
-    try {
-      const created = await this.deps.client.create(BASIC_REPLICA_SET, desired, { signal: ctx.signal });
-      this.deps.events.normal(d, {
-        reason: 'ScalingReplicaSet',
-        action: 'Create',
-        note: `Created BasicReplicaSet ${created.metadata.name} with ${replicas} replicas (revision ${revision})`,
-      });
-      return created;
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-      const existing = await this.deps.client.get<BasicReplicaSet>(
-        BASIC_REPLICA_SET,
-        d.metadata.namespace,
-        desired.metadata.name ?? '',
-      );
-      // Ours, with this template: the cache had not seen it yet.
-      if (controllerRefOf(existing)?.uid === d.metadata.uid && findNewSet(d, [existing])) return existing;
-      ctx.log.info('BasicReplicaSet name collides with another template; bumping collisionCount', {
-        set: desired.metadata.name,
-        collisionCount: (collisionCount ?? 0) + 1,
-      });
-      return undefined;
+    const child = await ensureChild(this.deps.client, BASIC_REPLICA_SET, desired, d, ctx.signal);
+    switch (child.kind) {
+      case 'created':
+        this.deps.events.normal(d, {
+          reason: 'ScalingReplicaSet',
+          action: 'Create',
+          note: `Created BasicReplicaSet ${child.obj.metadata.name} with ${replicas} replicas (revision ${revision})`,
+        });
+        return child.obj;
+      case 'refused':
+        throw child.error;
+      case 'absent':
+        // Deleted right after its create failed with AlreadyExists: retried with backoff.
+        throw new Error(`BasicReplicaSet ${desired.metadata.name} was deleted while being created`);
+      default:
+        // Ours, with this template: the cache had not seen it yet.
+        if (child.kind === 'ours' && findNewSet(d, [child.obj])) return child.obj;
+        ctx.log.info('BasicReplicaSet name collides with another template; bumping collisionCount', {
+          set: desired.metadata.name,
+          collisionCount: (collisionCount ?? 0) + 1,
+        });
+        return undefined;
     }
   }
 
@@ -397,17 +394,11 @@ export class BasicDeploymentReconciler implements Reconciler<BasicDeployment> {
       deleting: isBeingDeleted(s),
     }));
     for (const old of setsToDeleteForHistoryLimit(history, d.spec.revisionHistoryLimit ?? 10)) {
-      try {
-        await this.deps.client.delete(BASIC_REPLICA_SET, old.set.metadata.namespace, old.name, {
-          preconditions: { uid: old.set.metadata.uid },
-          signal: ctx.signal,
-        });
+      if (await deleteIfPresent(this.deps.client, BASIC_REPLICA_SET, old.set, { signal: ctx.signal })) {
         ctx.log.info('deleted old BasicReplicaSet beyond revisionHistoryLimit', {
           set: old.name,
           revision: String(old.revision),
         });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
       }
     }
   }

@@ -68,9 +68,9 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext<BasicReplicaSet>): Promise<Result | undefined> {
-    const { sets, expectations } = this.deps;
+    const { expectations } = this.deps;
     const key = `${request.namespace}/${request.name}`;
-    const rs = sets.get(request.namespace, request.name);
+    const rs = ctx.object;
     if (!rs) {
       expectations.deleteExpectations(key);
       this.deps.departures.forget(key);
@@ -106,7 +106,8 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
       return { requeueAfterMs: STATUS_AFTER_CHANGES_MS };
     }
     const now = Date.now();
-    ctx.status.write(rs, computeStatus({ ...rs, status: ctx.status.latest(rs) }, pods, failure, now));
+    // rs carries the status last handed over (ctx.object): the cache lags this controller's writes.
+    ctx.status.write(rs, computeStatus(rs, pods, failure, now));
     if (failure) throw new Error(failure.message);
     const next = nextAvailabilityCheckIn(pods, rs.spec.minReadySeconds ?? 0, now);
     return next === undefined ? undefined : { requeueAfterMs: next };

@@ -46,7 +46,6 @@ export function registerMachineController(manager: Manager): void {
     .complete(
       new MachineReconciler({
         client: manager.client,
-        machines,
         crds,
         discovery,
         providers,

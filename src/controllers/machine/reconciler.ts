@@ -13,7 +13,7 @@ import {
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
 import type { ResourceDiscovery } from '../../runtime/client/discovery.ts';
-import { isAlreadyExists, isForbidden, isNotFound } from '../../runtime/client/errors.ts';
+import { isForbidden } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import {
   controllerRefOf,
@@ -23,12 +23,13 @@ import {
   type Unstructured,
 } from '../../runtime/client/object.ts';
 import type { ResourceType } from '../../runtime/client/resource.ts';
+import { type Cleanup, finalizer } from '../../runtime/controller/finalizer.ts';
 import type { KindWatches } from '../../runtime/controller/kind-watches.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
+import { deleteIfPresent, ensureChild, getOrUndefined } from '../../runtime/write/children.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { patchWithGuards } from '../../runtime/write/guarded-patch.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { adoptionPatch, adoptionRefusal } from './adoption.ts';
@@ -47,7 +48,6 @@ import {
 
 export interface MachineDeps {
   client: KubeClient;
-  machines: Informer<Machine>;
   /** CustomResourceDefinitions, metadata only: which kinds declare the contract. */
   crds: Informer<KubeObject>;
   discovery: ResourceDiscovery;
@@ -85,25 +85,27 @@ export class MachineReconciler implements Reconciler<Machine> {
     this.deps = deps;
   }
 
-  async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
-    let machine = this.deps.machines.get(request.namespace, request.name);
+  async reconcile(_request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
+    const machine = ctx.object;
     if (!machine) return undefined;
-    if (isBeingDeleted(machine)) return this.reconcileDeletion(machine, ctx);
-    if (!hasFinalizer(machine, MACHINE_FINALIZER)) {
-      // First, so the Machine never goes while a provider object of it exists.
-      try {
-        machine = await addFinalizer(this.deps.client, MACHINE, machine, MACHINE_FINALIZER, {
-          signal: ctx.signal,
-        });
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-      ctx.log.debug('added the machine finalizer');
-    }
-    const step = await this.realize(machine, ctx);
-    this.report(machine, step.observation, ctx);
-    return step.result;
+    // The finalizer comes first, so the Machine never goes while a provider object of it exists.
+    return finalizer(
+      this.deps.client,
+      MACHINE,
+      machine,
+      MACHINE_FINALIZER,
+      {
+        apply: async (live) => {
+          const step = await this.realize(live, ctx);
+          this.report(live, step.observation, ctx);
+          return step.result;
+        },
+        cleanup: (deleted) => this.cleanup(deleted, ctx),
+        added: () => ctx.log.debug('added the machine finalizer'),
+        removed: () => ctx.log.info('removed the machine finalizer: no provider object is left'),
+      },
+      ctx.signal,
+    );
   }
 
   /** The provider object of a live Machine: made or found, owned, and read. */
@@ -143,7 +145,7 @@ export class MachineReconciler implements Reconciler<Machine> {
         };
       }
       if (!obj) {
-        obj = await this.createPodMachine(machine, found.type, ctx);
+        obj = await this.createPodMachine(machine, ctx);
         // AlreadyExists, then gone at once: look again with backoff.
         if (!obj)
           return {
@@ -192,26 +194,14 @@ export class MachineReconciler implements Reconciler<Machine> {
 
   /**
    * Deletion: stop the provider, report Stopped once it has, delete it once every other finalizer
-   * is gone, and release the Machine once it is gone too.
+   * is gone; done (the Machine is released) once it is gone too.
    */
-  private async reconcileDeletion(
-    machine: Machine,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<Result | undefined> {
-    if (!hasFinalizer(machine, MACHINE_FINALIZER)) return undefined;
+  private async cleanup(machine: Machine, ctx: ReconcileContext<Machine>): Promise<Cleanup> {
     const others = (machine.metadata.finalizers ?? []).filter((f) => f !== MACHINE_FINALIZER);
     const step = await this.stop(machine, others, ctx);
-    if (step.observation.infrastructure.kind === 'absent' && others.length === 0) {
-      try {
-        await removeFinalizer(this.deps.client, MACHINE, machine, MACHINE_FINALIZER, { signal: ctx.signal });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-      ctx.log.info('removed the machine finalizer: no provider object is left');
-      return undefined;
-    }
+    if (step.observation.infrastructure.kind === 'absent' && others.length === 0) return { done: true };
     this.report(machine, step.observation, ctx);
-    return step.result;
+    return { done: false, result: step.result };
   }
 
   private async stop(
@@ -251,7 +241,8 @@ export class MachineReconciler implements Reconciler<Machine> {
       }
       if (!found.ok) return absent(`there is no provider object to stop (${found.message})`);
       const obj =
-        found.informer.get(namespace, ref.name) ?? (await this.liveGet(found.type, namespace, ref.name, ctx));
+        found.informer.get(namespace, ref.name) ??
+        (await getOrUndefined(this.deps.client, found.type, namespace, ref.name, ctx.signal));
       if (!obj) return absent(`${name} does not exist`, ref);
       if (!isControlledBy(obj, machine))
         return absent(`${name} is not controlled by this Machine; it is left alone`, ref);
@@ -290,7 +281,11 @@ export class MachineReconciler implements Reconciler<Machine> {
         );
       }
       if (!isBeingDeleted(current)) {
-        await this.deleteProvider(found.type, current, ctx);
+        // Foreground: the object stays (and keeps the Machine) until its dependents are gone.
+        await deleteIfPresent(this.deps.client, found.type, current, {
+          propagationPolicy: 'Foreground',
+          signal: ctx.signal,
+        });
         this.deps.events.normal(machine, {
           reason: 'InfrastructureDeleted',
           action: 'Delete',
@@ -344,62 +339,31 @@ export class MachineReconciler implements Reconciler<Machine> {
     return { ok: true, type: resolution.type, informer };
   }
 
-  /** Creates the PodMachine of an inline Machine; on AlreadyExists the one there is, read live. */
+  /**
+   * Creates the PodMachine of an inline Machine; on AlreadyExists the one there is, read live (ours,
+   * not cached yet, or someone else's: the caller tells which), or undefined when it is gone already.
+   */
   private async createPodMachine(
     machine: Machine,
-    type: ResourceType<Unstructured>,
     ctx: ReconcileContext<Machine>,
   ): Promise<Unstructured | undefined> {
     const desired = desiredPodMachine(machine);
-    try {
-      const created = await this.deps.client.create(POD_MACHINE, desired, { signal: ctx.signal });
+    const child = await ensureChild(this.deps.client, POD_MACHINE, desired, machine, ctx.signal);
+    if (child.kind === 'refused') throw child.error;
+    if (child.kind === 'absent') return undefined;
+    if (child.kind === 'created') {
       this.deps.events.normal(machine, {
         reason: 'InfrastructureCreated',
         action: 'Create',
         note: `Created ${POD_MACHINE.kind} ${desired.metadata.name} from the Machine's image and volumes`,
       });
-      return toUnstructured(created);
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
     }
-    // Ours, not cached yet, or someone else's: the caller tells which.
-    return this.liveGet(type, machine.metadata.namespace ?? '', desired.metadata.name ?? '', ctx);
-  }
-
-  private async deleteProvider(
-    type: ResourceType<Unstructured>,
-    obj: Unstructured,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<void> {
-    try {
-      // Foreground: the object stays (and keeps the Machine) until its dependents are gone.
-      await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {
-        propagationPolicy: 'Foreground',
-        preconditions: { uid: obj.metadata?.uid },
-        signal: ctx.signal,
-      });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-  }
-
-  private async liveGet(
-    type: ResourceType<Unstructured>,
-    namespace: string,
-    name: string,
-    ctx: ReconcileContext<Machine>,
-  ): Promise<Unstructured | undefined> {
-    try {
-      return await this.deps.client.get(type, namespace, name, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return toUnstructured(child.obj);
   }
 
   /** Hands the status over; a Warning Event when InfrastructureReady turns to a problem, a Normal one on Running and Stopped. */
   private report(machine: Machine, obs: MachineObservation, ctx: ReconcileContext<Machine>): void {
-    const before = ctx.status.latest(machine);
+    const before = machine.status;
     const status = computeMachineStatus(before, obs, this.deps.now?.() ?? new Date());
     ctx.status.write(machine, status);
     const previous = findCondition(before?.conditions, INFRASTRUCTURE_READY);

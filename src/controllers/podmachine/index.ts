@@ -61,7 +61,6 @@ export function registerPodMachineController(manager: Manager, options: PodMachi
     .complete(
       new PodMachineReconciler({
         client: manager.client,
-        podMachines,
         pods: manager.cache.informerFor<CachedPod>(CoreTypes.Pod),
         claims: manager.cache.informerFor<CachedClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),

@@ -12,7 +12,7 @@ import {
   type VolumeBackup,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
+import { isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
 import { CoreTypes, type ResourceType } from '../../runtime/client/resource.ts';
@@ -20,6 +20,13 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { podRefusal } from '../../runtime/write/admission.ts';
+import {
+  type Child,
+  deleteIfPresent,
+  ensureChild,
+  getOrUndefined,
+  releaseFinishedJobPods,
+} from '../../runtime/write/children.ts';
 import { findCondition } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
@@ -60,7 +67,6 @@ import {
 
 export interface PodMachineDeps {
   client: KubeClient;
-  podMachines: Informer<PodMachine>;
   pods: Informer<CachedPod>;
   claims: Informer<CachedClaim>;
   jobs: Informer<CachedJob>;
@@ -93,7 +99,7 @@ function foreignJob(jobName: string): RestoreState {
 }
 
 /** A child of the PodMachine's name, as the reconcile found it. */
-type Found<T> = { kind: 'ours'; obj: T } | { kind: 'foreign' } | { kind: 'absent' };
+type Found<T> = { kind: 'ours'; obj: T } | { kind: 'foreign'; obj: T } | { kind: 'absent' };
 
 /**
  * Realizes a PodMachine as one PersistentVolumeClaim per volume plus one Pod mounting them, all
@@ -111,7 +117,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext<PodMachine>): Promise<Result | undefined> {
-    const podMachine = this.deps.podMachines.get(request.namespace, request.name);
+    const podMachine = ctx.object;
     if (!podMachine) return undefined;
     await this.releaseFinishedRestorePods(podMachine, stopRequested(podMachine), ctx);
     if (stopRequested(podMachine)) return this.stop(podMachine, ctx);
@@ -173,28 +179,36 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     if (found.kind === 'foreign') return conflict;
     let claim = found.kind === 'ours' ? found.obj : undefined;
     if (!claim) {
-      try {
-        claim = await this.create(CoreTypes.PersistentVolumeClaim, desiredClaim(podMachine, volume), ctx);
-      } catch (err) {
-        // Refused (a storage quota, a webhook) or invalid: reported, and retried with backoff.
-        if (!isForbidden(err) && !isInvalid(err)) throw err;
-        return { name: volume.name, claimName: name, refused: errorMessage(err), restore: { kind: 'none' } };
+      // Ours and not cached yet, or someone else's (the cache holds only objects with our label, so
+      // a foreign claim of this name is invisible to it): ensure() reads it live.
+      const made = await this.ensure(
+        CoreTypes.PersistentVolumeClaim,
+        desiredClaim(podMachine, volume),
+        podMachine,
+        ctx,
+      );
+      switch (made.kind) {
+        case 'refused':
+          // A storage quota, a webhook, or invalid: reported, and retried with backoff.
+          return {
+            name: volume.name,
+            claimName: name,
+            refused: errorMessage(made.error),
+            restore: { kind: 'none' },
+          };
+        case 'created':
+          this.deps.events.normal(podMachine, {
+            reason: 'ClaimCreated',
+            action: 'Create',
+            note: `Created claim ${name}`,
+          });
+          break;
+        case 'foreign':
+          return conflict;
+        case 'absent':
+          return undefined;
       }
-      if (claim) {
-        this.deps.events.normal(podMachine, {
-          reason: 'ClaimCreated',
-          action: 'Create',
-          note: `Created claim ${name}`,
-        });
-      } else {
-        // AlreadyExists: ours and not cached yet, or someone else's (the cache holds only objects
-        // with our label, so a foreign claim of this name is invisible to it): look live.
-        const live = await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, name, ctx);
-        const existing = await this.own(CoreTypes.PersistentVolumeClaim, live, podMachine, ctx);
-        if (existing.kind === 'foreign') return conflict;
-        if (existing.kind === 'absent') return undefined;
-        claim = existing.obj;
-      }
+      claim = made.obj;
     }
     const restore = await this.reconcileRestore(podMachine, volume, claim, ctx);
     return {
@@ -238,7 +252,13 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       observed = {
         ...observed,
         claim:
-          (await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, claim.metadata?.name ?? '', ctx)) ?? claim,
+          (await getOrUndefined(
+            this.deps.client,
+            CoreTypes.PersistentVolumeClaim,
+            ns,
+            claim.metadata?.name ?? '',
+            ctx.signal,
+          )) ?? claim,
         jobPods: await this.liveJobPods(podMachine, job, ctx),
       };
     }
@@ -256,7 +276,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
           },
           ctx,
         );
-        await this.releaseJobPods(observed.jobPods, ctx);
+        await releaseFinishedJobPods(this.deps.client, observed.jobPods, ctx.signal);
         this.deps.events.normal(podMachine, {
           reason: 'RestoreCompleted',
           action: 'Restore',
@@ -282,11 +302,11 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
             note: `Restore Job ${jobName} of volume ${volume.name} failed; its copy pod said: ${copyOutput.slice(-EVENT_OUTPUT_MAX_CHARS)}`,
           });
         }
-        await this.releaseJobPods(observed.jobPods, ctx);
+        await releaseFinishedJobPods(this.deps.client, observed.jobPods, ctx.signal);
         return failed;
       }
       case 'waiting':
-        if (state.reason === 'BackupNotFound' && this.volumesReason(podMachine, ctx) !== 'BackupNotFound') {
+        if (state.reason === 'BackupNotFound' && this.volumesReason(podMachine) !== 'BackupNotFound') {
           this.deps.events.warning(podMachine, {
             reason: 'BackupNotFound',
             action: 'Restore',
@@ -309,7 +329,6 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     state: Extract<RestoreState, { kind: 'start-job' }>,
     ctx: ReconcileContext<PodMachine>,
   ): Promise<RestoreState> {
-    const ns = podMachine.metadata.namespace ?? '';
     const jobName = restoreJobName(podMachine, volume);
     const copy = {
       backupClaimName: state.backupClaimName,
@@ -322,12 +341,16 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       await podRefusal(this.deps.client, restoreProbePod(podMachine, volume, copy), ctx.signal),
       copyIdentityOf(podMachine.spec),
     );
-    const created = await this.create(
+    // On AlreadyExists, the Job there is read live: the cache holds only Jobs with our label.
+    const made = await this.ensure(
       CoreTypes.Job,
       desiredRestoreJob(podMachine, volume, { ...copy, privilege }),
+      podMachine,
       ctx,
     );
-    if (created) {
+    if (made.kind === 'refused') throw made.error;
+    if (made.kind === 'foreign') return foreignJob(jobName);
+    if (made.kind === 'created') {
       const as =
         privilege.mode === 'root'
           ? 'as root'
@@ -340,11 +363,6 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
         action: 'Restore',
         note: `Restoring volume ${volume.name} from VolumeBackup ${volume.restoreFrom?.volumeBackup}${against}, with Job ${jobName} ${as}`,
       });
-    } else {
-      // AlreadyExists, and not in the cache (which holds only Jobs with our label): look live.
-      const live = await this.liveGet(CoreTypes.Job, ns, jobName, ctx);
-      if ((await this.own(CoreTypes.Job, live, podMachine, ctx)).kind === 'foreign')
-        return foreignJob(jobName);
     }
     return { kind: 'restoring', message: `volume ${volume.name}: copying data (Job ${jobName})` };
   }
@@ -365,7 +383,9 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const ns = podMachine.metadata.namespace ?? '';
     const cached = this.deps.claims.get(ns, name);
     const usable = cached && !isBeingDeleted(cached) && cached.status?.phase === 'Bound';
-    const claim = usable ? cached : await this.liveGet(CoreTypes.PersistentVolumeClaim, ns, name, ctx);
+    const claim = usable
+      ? cached
+      : await getOrUndefined(this.deps.client, CoreTypes.PersistentVolumeClaim, ns, name, ctx.signal);
     return (wanted) => (wanted === name ? claim : undefined);
   }
 
@@ -408,8 +428,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const name = podName(podMachine);
     const cached = this.deps.pods.get(ns, name);
     const found = await this.own<CachedPod>(CoreTypes.Pod, cached, podMachine, ctx);
-    if (found.kind === 'ours') return observePod(podMachine, found.obj);
-    if (found.kind === 'foreign') return observePod(podMachine, cached);
+    if (found.kind !== 'absent') return observePod(podMachine, found.obj);
     const observation = observePod(podMachine, undefined);
     const volumesAllow = volumeObservations.every(
       (v) =>
@@ -418,28 +437,25 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
         (v.restore.kind === 'none' || v.restore.kind === 'restored'),
     );
     if (!volumesAllow) return observation;
-    let pod: V1Pod | undefined;
-    try {
-      pod = await this.create(CoreTypes.Pod, desiredPod(podMachine), ctx);
-    } catch (err) {
-      // Refused by admission (Pod Security, quota, a webhook) or invalid: said on the PodMachine
-      // rather than only failing the reconcile; the caller retries with the queue's backoff.
-      if (!isForbidden(err) && !isInvalid(err)) throw err;
-      return { ...observation, refused: errorMessage(err) };
+    // On AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
+    const made = await this.ensure(CoreTypes.Pod, desiredPod(podMachine), podMachine, ctx);
+    switch (made.kind) {
+      case 'refused':
+        // Pod Security, a quota, a webhook, or invalid: said on the PodMachine rather than only
+        // failing the reconcile; the caller retries with the queue's backoff.
+        return { ...observation, refused: errorMessage(made.error) };
+      case 'absent':
+        return undefined;
+      case 'created':
+        this.deps.events.normal(podMachine, {
+          reason: 'PodCreated',
+          action: 'Create',
+          note: `Created pod ${name}`,
+        });
+        return observePod(podMachine, made.obj);
+      default:
+        return observePod(podMachine, made.obj);
     }
-    if (!pod) {
-      // AlreadyExists: ours and not cached yet, or someone else's (invisible to the labelled cache).
-      const live = await this.liveGet(CoreTypes.Pod, ns, name, ctx);
-      const existing = await this.own(CoreTypes.Pod, live, podMachine, ctx);
-      if (existing.kind === 'absent') return undefined;
-      return observePod(podMachine, existing.kind === 'ours' ? existing.obj : live);
-    }
-    this.deps.events.normal(podMachine, {
-      reason: 'PodCreated',
-      action: 'Create',
-      note: `Created pod ${name}`,
-    });
-    return observePod(podMachine, pod);
   }
 
   /**
@@ -451,13 +467,17 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const name = podName(podMachine);
     const found = await this.own<CachedPod>(
       CoreTypes.Pod,
-      this.deps.pods.get(ns, name) ?? (await this.liveGet(CoreTypes.Pod, ns, name, ctx)),
+      this.deps.pods.get(ns, name) ??
+        (await getOrUndefined(this.deps.client, CoreTypes.Pod, ns, name, ctx.signal)),
       podMachine,
       ctx,
     );
     const pod = found.kind === 'ours' ? found.obj : undefined;
     if (pod && !isBeingDeleted(pod)) {
-      await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
+      await deleteIfPresent(this.deps.client, CoreTypes.Pod, pod, {
+        propagationPolicy: 'Background',
+        signal: ctx.signal,
+      });
       this.deps.events.normal(podMachine, {
         reason: 'Stopping',
         action: 'Delete',
@@ -469,7 +489,12 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     );
     for (const job of copying) {
       // Foreground: the Job stays (and counts as running) until its pods are gone.
-      if (!isBeingDeleted(job)) await this.deleteQuietly(CoreTypes.Job, job, 'Foreground', ctx);
+      if (!isBeingDeleted(job)) {
+        await deleteIfPresent(this.deps.client, CoreTypes.Job, job, {
+          propagationPolicy: 'Foreground',
+          signal: ctx.signal,
+        });
+      }
     }
     const volumeObservations: VolumeObservation[] = [];
     for (const volume of volumes(podMachine)) {
@@ -515,7 +540,8 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const found: V1Job[] = [];
     for (const volume of volumes(podMachine)) {
       if (!volume.restoreFrom) continue;
-      const live = await this.liveGet(CoreTypes.Job, ns, restoreJobName(podMachine, volume), ctx);
+      const name = restoreJobName(podMachine, volume);
+      const live = await getOrUndefined(this.deps.client, CoreTypes.Job, ns, name, ctx.signal);
       const job = await this.own(CoreTypes.Job, live, podMachine, ctx);
       if (job.kind === 'ours' && job.obj.metadata?.labels?.[ROLE_LABEL] === 'restore') found.push(job.obj);
     }
@@ -543,13 +569,11 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       if (jobOutcome(job) === undefined) continue;
       if (!stopping && !outcomeRecorded(volume, this.deps.claims.get(ns, claimName(podMachine, volume)), job))
         continue;
-      await this.releaseJobPods(this.deps.pods.byOwner(job.metadata?.uid ?? ''), ctx);
-    }
-  }
-
-  private async releaseJobPods(pods: readonly CachedPod[], ctx: ReconcileContext<PodMachine>): Promise<void> {
-    for (const pod of pods) {
-      if (!isBeingDeleted(pod)) await this.deleteQuietly(CoreTypes.Pod, pod, 'Background', ctx);
+      await releaseFinishedJobPods(
+        this.deps.client,
+        this.deps.pods.byOwner(job.metadata?.uid ?? ''),
+        ctx.signal,
+      );
     }
   }
 
@@ -566,7 +590,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   ): Promise<Found<T>> {
     if (!obj) return { kind: 'absent' };
     if (isControlledBy(obj, podMachine)) return { kind: 'ours', obj };
-    if (!isInherited(obj, podMachine) || isBeingDeleted(podMachine)) return { kind: 'foreign' };
+    if (!isInherited(obj, podMachine) || isBeingDeleted(podMachine)) return { kind: 'foreign', obj };
     const from = controllerRefOf(obj);
     let taken: T;
     try {
@@ -575,7 +599,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
       if (isNotFound(err)) return { kind: 'absent' };
       throw err;
     }
-    if (!isControlledBy(taken, podMachine)) return { kind: 'foreign' };
+    if (!isControlledBy(taken, podMachine)) return { kind: 'foreign', obj };
     ctx.log.info('took over a child of the controller owner', {
       kind: type.kind,
       child: obj.metadata?.name,
@@ -589,6 +613,21 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     return { kind: 'ours', obj: taken };
   }
 
+  /**
+   * Creates a child of the PodMachine (ensureChild); one that holds its name already is read live
+   * and sorted out as own() does, an owner's from before PodMachines taken over.
+   */
+  private async ensure<T extends KubeObject>(
+    type: ResourceType<T>,
+    desired: T,
+    podMachine: PodMachine,
+    ctx: ReconcileContext<PodMachine>,
+  ): Promise<Found<T> | Extract<Child<T>, { kind: 'created' | 'refused' }>> {
+    const child = await ensureChild(this.deps.client, type, desired, podMachine, ctx.signal);
+    if (child.kind === 'created' || child.kind === 'refused') return child;
+    return this.own(type, child.kind === 'absent' ? undefined : child.obj, podMachine, ctx);
+  }
+
   /** Hands the status over; an Event when readiness changes its reason in a way worth telling. */
   private writeStatus(
     podMachine: PodMachine,
@@ -596,7 +635,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     ctx: ReconcileContext<PodMachine>,
   ): void {
     const now = this.deps.now?.() ?? new Date();
-    const before = ctx.status.latest(podMachine);
+    const before = podMachine.status;
     const status = computePodMachineStatus(before, obs, now);
     ctx.status.write(podMachine, status);
     if (before?.phase !== status.phase) {
@@ -615,53 +654,8 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     }
   }
 
-  /** The VolumesReady reason last handed over (the cache lags our own status writes). */
-  private volumesReason(podMachine: PodMachine, ctx: ReconcileContext<PodMachine>): string | undefined {
-    return findCondition(ctx.status.latest(podMachine)?.conditions, VOLUMES_READY)?.reason;
-  }
-
-  /** Creates `obj`; undefined on AlreadyExists (the cache is behind, or someone else has the name). */
-  private async create<T extends KubeObject>(
-    type: ResourceType<T>,
-    obj: T,
-    ctx: ReconcileContext<PodMachine>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.deps.client.create<T>(type, obj, { signal: ctx.signal });
-    } catch (err) {
-      if (isAlreadyExists(err)) return undefined;
-      throw err;
-    }
-  }
-
-  private async liveGet<T extends KubeObject>(
-    type: ResourceType<T>,
-    ns: string,
-    name: string,
-    ctx: ReconcileContext<PodMachine>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.deps.client.get<T>(type, ns, name, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  private async deleteQuietly(
-    type: ResourceType,
-    obj: KubeObject,
-    propagationPolicy: 'Background' | 'Foreground',
-    ctx: ReconcileContext<PodMachine>,
-  ): Promise<void> {
-    try {
-      await this.deps.client.delete(type, obj.metadata?.namespace, obj.metadata?.name ?? '', {
-        propagationPolicy,
-        preconditions: { uid: obj.metadata?.uid },
-        signal: ctx.signal,
-      });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+  /** The VolumesReady reason last handed over (ctx.object's status: the cache lags our own writes). */
+  private volumesReason(podMachine: PodMachine): string | undefined {
+    return findCondition(podMachine.status?.conditions, VOLUMES_READY)?.reason;
   }
 }

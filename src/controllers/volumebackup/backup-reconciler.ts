@@ -1,4 +1,3 @@
-import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import {
   type BackupSourceVolume,
   copyPodProbe,
@@ -11,7 +10,7 @@ import {
   type VolumeBackupStatus,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isForbidden, isInvalid, isNotFound } from '../../runtime/client/errors.ts';
+import { isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import { toMillis } from '../../runtime/client/kube-client.ts';
 import { controllerRefOf, isBeingDeleted, type KubeObject } from '../../runtime/client/object.ts';
@@ -20,6 +19,7 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { podRefusal } from '../../runtime/write/admission.ts';
+import { ensureChild, getOrUndefined, releaseFinishedJobPods } from '../../runtime/write/children.ts';
 import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
@@ -50,7 +50,6 @@ import {
 
 export interface VolumeBackupDeps {
   client: KubeClient;
-  backups: Informer<VolumeBackup>;
   machines: Informer<Machine>;
   claims: Informer<CachedClaim>;
   jobs: Informer<CachedJob>;
@@ -95,11 +94,9 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext<VolumeBackup>): Promise<Result | undefined> {
-    const cached = this.deps.backups.get(request.namespace, request.name);
-    await this.releaseClaimsOfGoneBackup(request, cached, ctx);
-    if (!cached || isBeingDeleted(cached)) return undefined;
-    // The status as last handed over: the cache may not show it yet.
-    const backup: VolumeBackup = { ...cached, status: ctx.status.latest(cached) };
+    const backup = ctx.object;
+    await this.releaseClaimsOfGoneBackup(request, backup, ctx);
+    if (!backup || isBeingDeleted(backup)) return undefined;
     const recorded = await this.recordFinishedCopies(
       backup,
       this.deps.jobs.byOwner(backup.metadata.uid ?? '').filter((job) => isControlledBy(job, backup)),
@@ -110,7 +107,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     const afterRecording =
       recorded.retryInMs === undefined ? undefined : { requeueAfterMs: recorded.retryInMs };
     if (backup.status?.phase === 'Completed') {
-      await this.keepBackupClaims(cached, backup, ctx);
+      await this.keepBackupClaims(backup, ctx);
       return afterRecording;
     }
     const skipped = this.machineSkipsBackup(backup);
@@ -120,7 +117,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         backup.metadata.generation,
         this.deps.now?.() ?? new Date(),
       );
-      if (stalled) ctx.status.write(cached, stalled);
+      if (stalled) ctx.status.write(backup, stalled);
       return afterRecording;
     }
 
@@ -157,7 +154,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
       now,
     );
     ctx.status.write(
-      cached,
+      backup,
       status.phase === 'Completed' ? this.withRestorable(backup, status, now) : status,
     );
     this.reportPhaseChange({ ...backup, status }, before, ctx);
@@ -180,11 +177,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
    * before it existed get it now), and the Restorable condition says whether a restore can still read
    * them, with a Warning Event when that turns False.
    */
-  private async keepBackupClaims(
-    cached: VolumeBackup,
-    backup: VolumeBackup,
-    ctx: ReconcileContext<VolumeBackup>,
-  ): Promise<void> {
+  private async keepBackupClaims(backup: VolumeBackup, ctx: ReconcileContext<VolumeBackup>): Promise<void> {
     const ns = backup.metadata.namespace ?? '';
     for (const volume of backup.spec.volumes) {
       const claim = this.deps.claims.get(ns, backupClaimName(backup, volume.name));
@@ -200,7 +193,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     const next = this.withRestorable(backup, status, this.deps.now?.() ?? new Date());
     const restorable = findCondition(next.conditions, RESTORABLE);
     if (previous?.status === restorable?.status && previous?.reason === restorable?.reason) return;
-    ctx.status.write(cached, next);
+    ctx.status.write(backup, next);
     if (restorable?.status === 'False') {
       this.deps.events.warning(backup, {
         reason: restorable.reason,
@@ -402,18 +395,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         }
       }
       out.push(current);
-      if (!copyRecorded(current)) continue;
-      for (const pod of pods) {
-        if (isBeingDeleted(pod)) continue;
-        try {
-          await this.deps.client.delete(CoreTypes.Pod, pod.metadata?.namespace, pod.metadata?.name ?? '', {
-            preconditions: { uid: pod.metadata?.uid },
-            signal: ctx.signal,
-          });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }
+      if (copyRecorded(current)) await releaseFinishedJobPods(this.deps.client, pods, ctx.signal);
     }
     return { jobs: out, retryInMs };
   }
@@ -467,60 +449,35 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
         failed: `volume ${volume.name}: source claim ${volume.claimName} ${source ? 'is being deleted' : 'not found'}; ${SOURCE_GONE_HINT}`,
       };
     }
-    try {
-      await this.deps.client.create(
-        CoreTypes.PersistentVolumeClaim,
-        desiredBackupClaim(backup, volume.name, source),
-        {
-          signal: ctx.signal,
-        },
-      );
-      this.deps.events.normal(backup, {
-        reason: 'ClaimCreated',
-        action: 'Create',
-        note: `Created backup claim ${name}`,
-      });
-    } catch (err) {
-      // Refused (a storage quota, a webhook) or invalid: a person has to act, so say it now.
-      if (isForbidden(err) || isInvalid(err)) {
+    // On AlreadyExists: ours and not cached yet, or someone else's, read live (the cache holds only
+    // claims with our label, so a foreign claim of this name is invisible to it). Never copy into a
+    // claim that is not ours.
+    const child = await ensureChild(
+      this.deps.client,
+      CoreTypes.PersistentVolumeClaim,
+      desiredBackupClaim(backup, volume.name, source),
+      backup,
+      ctx.signal,
+    );
+    switch (child.kind) {
+      case 'refused':
+        // A storage quota, a webhook, or invalid: a person has to act, so say it now.
         return {
           ok: false,
-          failed: `volume ${volume.name}: backup claim ${name} refused: ${errorMessage(err)}`,
+          failed: `volume ${volume.name}: backup claim ${name} refused: ${errorMessage(child.error)}`,
         };
-      }
-      if (!isAlreadyExists(err)) throw err;
-      // Ours and not cached yet, or someone else's: the cache holds only claims with our label, so
-      // a foreign claim of this name is invisible to it. Never copy into a claim that is not ours.
-      const live = await this.readClaim(ns, name, ctx);
-      if (!live) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
-      return this.checkExistingClaim(backup, volume, live);
+      case 'created':
+        this.deps.events.normal(backup, {
+          reason: 'ClaimCreated',
+          action: 'Create',
+          note: `Created backup claim ${name}`,
+        });
+        return { ok: true };
+      case 'absent':
+        return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+      default:
+        return this.checkExistingClaim(backup, volume, child.obj);
     }
-    return { ok: true };
-  }
-
-  /**
-   * After AlreadyExists on a copy Job: ours and not cached yet (look again shortly), a namesake of an
-   * earlier VolumeBackup still being collected (likewise), or someone else's, which the cache cannot
-   * show (it holds only Jobs with our label): then the attempt cannot run, and the backup says why.
-   */
-  private async existingCopyJob(
-    backup: VolumeBackup,
-    volume: BackupSourceVolume,
-    name: string,
-    ctx: ReconcileContext<VolumeBackup>,
-  ): Promise<{ failed: string } | undefined> {
-    let job: V1Job | undefined;
-    try {
-      job = await this.deps.client.get<V1Job>(CoreTypes.Job, backup.metadata.namespace, name, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-    const owner = controllerRefOf(job);
-    const ours = isControlledBy(job, backup);
-    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
-    if (ours || namesake || isBeingDeleted(job)) return undefined;
-    return { failed: `volume ${volume.name}: Job ${name} exists and is not owned by this VolumeBackup` };
   }
 
   /** Whether an existing claim of the backup claim's name may be copied into. */
@@ -532,13 +489,19 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     if (isControlledBy(existing, backup)) return { ok: true };
     // Left by an earlier VolumeBackup of the same name: the garbage collector removes it (it may not
     // have marked it for deletion yet), so wait rather than fail.
-    const owner = controllerRefOf(existing);
-    const namesake = owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
-    if (isBeingDeleted(existing) || namesake) return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+    if (isBeingDeleted(existing) || this.isNamesake(backup, existing)) {
+      return { ok: false, retryInMs: NAMESAKE_RETRY_MS };
+    }
     return {
       ok: false,
       failed: `volume ${volume.name}: claim ${existing.metadata?.name} exists and is not owned by this VolumeBackup`,
     };
+  }
+
+  /** Whether `obj` is controlled by a VolumeBackup of `backup`'s name (an earlier one, or this one). */
+  private isNamesake(backup: VolumeBackup, obj: KubeObject): boolean {
+    const owner = controllerRefOf(obj);
+    return owner?.kind === VOLUME_BACKUP.kind && owner.name === backup.metadata.name;
   }
 
   private async readClaim(
@@ -546,20 +509,11 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     name: string,
     ctx: ReconcileContext<VolumeBackup>,
   ): Promise<CachedClaim | undefined> {
-    const cached = this.deps.claims.get(ns, name);
-    if (cached) return cached;
     // Claims without our label are not cached: a hand-made VolumeBackup may name one.
-    try {
-      return await this.deps.client.get<V1PersistentVolumeClaim>(
-        CoreTypes.PersistentVolumeClaim,
-        ns,
-        name,
-        ctx.signal,
-      );
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return (
+      this.deps.claims.get(ns, name) ??
+      getOrUndefined(this.deps.client, CoreTypes.PersistentVolumeClaim, ns, name, ctx.signal)
+    );
   }
 
   /**
@@ -593,16 +547,18 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     }
     const job = desiredCopyJob(backup, volume.name, { ...copy, privilege }, deadlineSeconds);
     const name = job.metadata?.name ?? '';
-    try {
-      await this.deps.client.create(CoreTypes.Job, job, { signal: ctx.signal });
-    } catch (err) {
-      // Ours, not cached yet, or a namesake of an earlier VolumeBackup still being collected:
-      // either way, look again shortly.
-      if (isAlreadyExists(err)) return this.existingCopyJob(backup, volume, name, ctx);
-      if (isForbidden(err) || isInvalid(err)) {
-        return { failed: `volume ${volume.name}: copy Job ${name} refused: ${errorMessage(err)}` };
+    const child = await ensureChild(this.deps.client, CoreTypes.Job, job, backup, ctx.signal);
+    if (child.kind === 'refused') {
+      return { failed: `volume ${volume.name}: copy Job ${name} refused: ${errorMessage(child.error)}` };
+    }
+    if (child.kind !== 'created') {
+      // Ours and not cached yet, gone, or a namesake of an earlier VolumeBackup still being
+      // collected: either way, look again shortly. Someone else's, which the cache cannot show (it
+      // holds only Jobs with our label): then the attempt cannot run, and the backup says why.
+      if (child.kind !== 'foreign' || isBeingDeleted(child.obj) || this.isNamesake(backup, child.obj)) {
+        return undefined;
       }
-      throw err;
+      return { failed: `volume ${volume.name}: Job ${name} exists and is not owned by this VolumeBackup` };
     }
     if (lastFailure) {
       this.deps.events.warning(backup, {

@@ -56,7 +56,6 @@ export function registerMachineBackupController(manager: Manager): void {
     .complete(
       new MachineBackupReconciler({
         client: manager.client,
-        machines: manager.cache.informerFor<Machine>(MACHINE),
         backups,
         events: manager.eventsFor(MACHINE_BACKUP_CONTROLLER, MACHINE),
       }),
@@ -81,7 +80,6 @@ export function registerVolumeBackupJobsController(manager: Manager, options: Vo
     .complete(
       new VolumeBackupReconciler({
         client: manager.client,
-        backups,
         machines: manager.cache.informerFor<Machine>(MACHINE),
         claims: manager.cache.informerFor<CachedClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),

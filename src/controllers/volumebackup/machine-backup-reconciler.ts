@@ -7,10 +7,11 @@ import {
   type VolumeBackupReference,
 } from '../../apis/index.ts';
 import type { Informer } from '../../runtime/cache/informer.ts';
-import { isAlreadyExists, isNotFound } from '../../runtime/client/errors.ts';
+import { isNotFound } from '../../runtime/client/errors.ts';
 import type { KubeClient } from '../../runtime/client/kube-client.ts';
 import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/controller/reconciler.ts';
 import type { EventType, ObjectEventRecorder } from '../../runtime/events/index.ts';
+import { createIfAbsent } from '../../runtime/write/children.ts';
 import { type ConditionInput, findCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { backupName } from './names.ts';
@@ -18,7 +19,6 @@ import { MACHINE_BACKUP_CONDITION, type MachinePlan, planMachine } from './plan.
 
 export interface MachineBackupDeps {
   client: KubeClient;
-  machines: Informer<Machine>;
   backups: Informer<VolumeBackup>;
   events: ObjectEventRecorder<Machine>;
   now?: () => Date;
@@ -49,10 +49,10 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
   }
 
   async reconcile(request: Request, ctx: ReconcileContext<Machine>): Promise<Result | undefined> {
-    const machine = this.deps.machines.get(request.namespace, request.name);
+    const machine = ctx.object;
     if (!machine) return undefined;
-    // What this controller last handed over: the cache may not show the record yet.
-    const recorded = ctx.status.latest(machine)?.volumeBackup;
+    // What this controller last handed over (ctx.object has it): the cache may not show the record yet.
+    const recorded = machine.status?.volumeBackup;
     const backup = this.deps.backups.get(request.namespace, recorded?.name ?? backupName(machine));
     const plan = planMachine(machine, backup, recorded);
     try {
@@ -93,15 +93,10 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
         this.writeCondition(machine, plan.condition, ctx);
         return;
       case 'create-backup': {
-        let created: VolumeBackup;
-        try {
-          created = await client.create<VolumeBackup>(VOLUME_BACKUP, plan.backup, { signal: ctx.signal });
-        } catch (err) {
-          // Someone else's, or ours from a create whose answer was lost: either way not provably
-          // ours, and the next reconcile, which sees it, says so (BackupConflict).
-          if (isAlreadyExists(err)) return;
-          throw err;
-        }
+        const created = await createIfAbsent(client, VOLUME_BACKUP, plan.backup, ctx.signal);
+        // Taken: someone else's, or ours from a create whose answer was lost: either way not provably
+        // ours, and the next reconcile, which sees it, says so (BackupConflict).
+        if (!created) return;
         const name = created.metadata.name ?? '';
         ctx.log.info('created the VolumeBackup', { volumeBackup: name, uid: created.metadata.uid });
         events.normal(machine, {
@@ -128,7 +123,7 @@ export class MachineBackupReconciler implements Reconciler<Machine> {
     ctx: ReconcileContext<Machine>,
     record?: VolumeBackupReference,
   ): void {
-    const latest = ctx.status.latest(machine);
+    const latest = machine.status;
     const conditions = latest?.conditions;
     const previous = findCondition(conditions, MACHINE_BACKUP_CONDITION);
     const next = setCondition(conditions, condition, this.deps.now?.() ?? new Date());

@@ -103,7 +103,6 @@ async function setup(
     wakes.watch(crds, crdRequests(machineInformer, discovery));
     return new MachineReconciler({
       client: c.kubeClient,
-      machines: machineInformer,
       crds,
       discovery,
       providers,

@@ -104,7 +104,6 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
     async (c, events) =>
       new PodMachineReconciler({
         client: c.kubeClient,
-        podMachines: await c.informer(POD_MACHINE),
         pods: await c.informer<CachedPod>(CoreTypes.Pod),
         claims: await c.informer<CachedClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: await c.informer<CachedJob>(CoreTypes.Job),

@@ -196,7 +196,6 @@ async function setup(b: VolumeBackup | undefined, ...seed: Array<(cluster: FakeC
     async (c, events) =>
       new VolumeBackupReconciler({
         client: c.kubeClient,
-        backups: await c.informer(VOLUME_BACKUP),
         machines: await c.informer(MACHINE),
         claims: await c.informer<CachedClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: await c.informer<CachedJob>(CoreTypes.Job),

@@ -36,7 +36,6 @@ async function setup(m: Machine, ...backups: VolumeBackup[]) {
     async (c, events) =>
       new MachineBackupReconciler({
         client: c.kubeClient,
-        machines: await c.informer(MACHINE),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, MACHINE_BACKUP_CONTROLLER, MACHINE),
         now: () => NOW,

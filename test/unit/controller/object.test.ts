@@ -4,9 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { waitFor } from '../../../e2e/support/wait.ts';
+import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
+import { resourceOf } from '../../../src/runtime/client/resource.ts';
 import { Controller } from '../../../src/runtime/controller/controller.ts';
 import type { ReconcileContext, Request } from '../../../src/runtime/controller/reconciler.ts';
+import { replaceWholeStatus } from '../../../src/runtime/write/status-strategy.ts';
+import { BackgroundStatusWriter, type StatusWriter } from '../../../src/runtime/write/status-writer.ts';
 import { testLogger } from '../../support/log.ts';
 import { RecordingStatusWriter } from '../../support/reconcile-context.ts';
 
@@ -21,7 +25,7 @@ const cached: Thing = Object.freeze({
 /** Runs one reconcile of ns/<name> on a controller over `objects`; returns its ctx.object. */
 async function objectSeen(
   name: string,
-  options: { status?: RecordingStatusWriter<Thing>; objects?: Thing[] } = {},
+  options: { status?: StatusWriter<Thing>; objects?: Thing[] } = {},
 ): Promise<{ object: Thing | undefined }> {
   const seen: { object: Thing | undefined }[] = [];
   const objects = new Map((options.objects ?? [cached]).map((o) => [o.metadata?.name, o]));
@@ -75,5 +79,33 @@ describe('ctx.object', () => {
       (await objectSeen('gone', { status: new RecordingStatusWriter<Thing>() })).object,
       undefined,
     );
+  });
+
+  it('with the runtime writer: what was handed over and written, before the cache shows it, reconcile after reconcile', async () => {
+    const THING = resourceOf<Thing>()({
+      group: 'test',
+      version: 'v1',
+      kind: 'Thing',
+      plural: 'things',
+      namespaced: true,
+    });
+    const client = {
+      patch: async () => ({ metadata: { resourceVersion: '101' } }),
+    } as unknown as KubeClient;
+    const status = new BackgroundStatusWriter<Thing>({
+      client,
+      type: THING,
+      cache: { get: () => cached },
+      strategy: replaceWholeStatus,
+      batchMs: 0,
+      signal: new AbortController().signal,
+      onError: (key, err) => assert.fail(`${key}: ${err}`),
+    });
+    status.write(cached, { phase: 'HandedOver' });
+    await status.drain();
+    // The write is done and the cache still shows the old status: the writer's copy is all there is.
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual((await objectSeen('a', { status })).object?.status, { phase: 'HandedOver' });
+    }
   });
 });

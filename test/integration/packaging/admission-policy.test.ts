@@ -1,7 +1,9 @@
 // The ValidatingAdmissionPolicies of the chart and config/ (docs/install.md, "Admission policy"):
 // both ship the same policies, and the real API server enforces them. A user allowed by RBAC to
 // write Machines, VolumeBackups and claims in a namespace may not forge a Machine's backup nor
-// delete a backup claim; the operator's ServiceAccount and Kubernetes' own controllers may.
+// delete a backup claim; the operator's ServiceAccount and Kubernetes' own controllers may. Only a
+// user who may create pods (and so read claims) may have claims copied by a standalone VolumeBackup,
+// and only one who may get a VolumeBackup may restore from it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -12,20 +14,25 @@ import type {
   V1Deployment,
   V1PersistentVolumeClaim,
   V1SelfSubjectReview,
-  V1ValidatingAdmissionPolicy,
-  V1ValidatingAdmissionPolicyBinding,
 } from '@kubernetes/client-node';
 import { runOk } from '../../../e2e/providers/exec.ts';
 import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
 import { installCrds } from '../../../e2e/support/crds.ts';
 import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
-import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../../src/apis/index.ts';
+import {
+  MACHINE,
+  type Machine,
+  POD_MACHINE,
+  type PodMachine,
+  VOLUME_BACKUP,
+  type VolumeBackup,
+} from '../../../src/apis/index.ts';
 import { ApiError, isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
-import { CoreTypes, type ResourceType, resourceOf } from '../../../src/runtime/client/resource.ts';
-import { impersonatingClient } from '../../support/impersonation.ts';
+import { CoreTypes, type ResourceType } from '../../../src/runtime/client/resource.ts';
+import { grantRole, impersonatingClient, userSubject } from '../../support/impersonation.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import {
   CONFIG_DIR,
@@ -35,51 +42,24 @@ import {
   parseManifests,
   readManifests,
 } from '../../unit/packaging/manifests.ts';
+import {
+  type BindingManifest,
+  bindings,
+  installPolicies,
+  POLICIES,
+  POLICY,
+  type PolicyManifest,
+  policies,
+  policyDenial,
+  renderPolicies,
+  uninstallPolicies,
+} from './admission.ts';
 import { renderChart } from './helm.ts';
-
-const POLICY = resourceOf<V1ValidatingAdmissionPolicy>()({
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  kind: 'ValidatingAdmissionPolicy',
-  plural: 'validatingadmissionpolicies',
-  namespaced: false,
-});
-const BINDING = resourceOf<V1ValidatingAdmissionPolicyBinding>()({
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  kind: 'ValidatingAdmissionPolicyBinding',
-  plural: 'validatingadmissionpolicybindings',
-  namespaced: false,
-});
-const ROLE = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'Role',
-  plural: 'roles',
-  namespaced: true,
-};
-const ROLE_BINDING = {
-  group: 'rbac.authorization.k8s.io',
-  version: 'v1',
-  kind: 'RoleBinding',
-  plural: 'rolebindings',
-  namespaced: true,
-};
 
 /** The operator's labels (src/controllers/volumebackup/names.ts). */
 const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
 const MACHINE_UID_LABEL = 'infra.basicoperator.dev/machine-uid';
 const VOLUME_BACKUP_LABEL = 'infra.basicoperator.dev/volume-backup';
-
-const POLICIES = ['machine-backups', 'backup-claims'] as const;
-
-type PolicyManifest = Manifest & V1ValidatingAdmissionPolicy;
-type BindingManifest = Manifest & V1ValidatingAdmissionPolicyBinding;
-
-const policies = (manifests: Manifest[]) =>
-  manifests.filter((m): m is PolicyManifest => m.kind === 'ValidatingAdmissionPolicy');
-const bindings = (manifests: Manifest[]) =>
-  manifests.filter((m): m is BindingManifest => m.kind === 'ValidatingAdmissionPolicyBinding');
 
 describe('the chart and config/ ship the same admission policies', () => {
   let chart: Manifest[];
@@ -105,7 +85,7 @@ describe('the chart and config/ ship the same admission policies', () => {
     });
   }
 
-  it('binds both policies to the ServiceAccount the Deployment runs as, in every namespace by default', () => {
+  it('binds every policy to the ServiceAccount the Deployment runs as, in every namespace by default', () => {
     const deployment = find<Manifest & V1Deployment>(chart, 'Deployment', 'basic-operator');
     assert.deepEqual(
       bindings(chart).map((b) => ({ name: b.metadata.name, spec: b.spec })),
@@ -142,10 +122,10 @@ describe('the chart and config/ ship the same admission policies', () => {
         },
       });
     }
-    assert.equal(bindings(manifests).length, 2);
+    assert.equal(bindings(manifests).length, POLICIES.length);
   });
 
-  it('admissionPolicy.enabled=false renders neither policy nor binding', async () => {
+  it('admissionPolicy.enabled=false renders no policy and no binding', async () => {
     const manifests = await renderChart({ set: ['admissionPolicy.enabled=false'] });
     assert.deepEqual([...policies(manifests), ...bindings(manifests)], []);
   });
@@ -186,7 +166,7 @@ describe('the chart and config/ ship the same admission policies', () => {
     }
   });
 
-  it('config/: the overlay docs/install.md gives to turn them off leaves out all four, and nothing else', async () => {
+  it('config/: the overlay docs/install.md gives to turn them off leaves out every policy and binding, and nothing else', async () => {
     const cluster = await testCluster();
     const overlay = join(tempDir('basic-operator-admission-'), 'off');
     mkdirSync(overlay);
@@ -215,7 +195,7 @@ describe('the chart and config/ ship the same admission policies', () => {
       names(off),
       names(full.filter((m) => !m.apiVersion.startsWith('admissionregistration.k8s.io/'))),
     );
-    assert.equal(full.length - off.length, 4);
+    assert.equal(full.length - off.length, POLICIES.length * 2);
   });
 });
 
@@ -258,6 +238,29 @@ function standaloneBackup(ns: string, name: string, labels: Record<string, strin
     metadata: { name, namespace: ns, labels },
     spec: { volumes: [{ name: 'data', claimName: 'db-data' }] },
   };
+}
+
+/** A Machine or PodMachine whose volumes restore from `backups`, one volume each. */
+function restoring<T extends Machine | PodMachine>(
+  type: { apiVersion: T['apiVersion']; kind: T['kind'] },
+  ns: string,
+  name: string,
+  backups: string[],
+): T {
+  return {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
+    metadata: { name, namespace: ns },
+    spec: {
+      image: 'registry.k8s.io/pause:3.10',
+      volumes: backups.map((backup, i) => ({
+        name: `v${i}`,
+        size: '1Gi',
+        mountPath: `/v${i}`,
+        restoreFrom: { volumeBackup: backup, volume: 'data' },
+      })),
+    },
+  } as T;
 }
 
 function claim(ns: string, name: string, labels: Record<string, string> = {}, owner?: VolumeBackup) {
@@ -309,6 +312,7 @@ describe('the admission policies against the API server', () => {
   const operatorSa = 'operator';
   let admin: KubeClient;
   let alice: KubeClient;
+  let bob: KubeClient;
   let operator: KubeClient;
   let ns: string;
   let otherNs: string;
@@ -324,6 +328,7 @@ describe('the admission policies against the API server', () => {
     otherNs = await createNamespace(admin, 'admission-gone');
     operatorUser = `system:serviceaccount:${ns}:${operatorSa}`;
     alice = await impersonatingClient('alice');
+    bob = await impersonatingClient('bob');
     operator = await impersonatingClient(operatorUser);
 
     await admin.create(CoreTypes.ServiceAccount, {
@@ -331,13 +336,14 @@ describe('the admission policies against the API server', () => {
       kind: 'ServiceAccount',
       metadata: { name: operatorSa, namespace: ns },
     });
-    // alice and the operator's ServiceAccount may both write Machines, VolumeBackups and claims.
+    // alice and the operator's ServiceAccount may both write Machines, VolumeBackups and claims, and
+    // create pods (so read claims).
     for (const namespace of [ns, otherNs]) {
-      await admin.create(ROLE, {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: 'machines-and-backups', namespace },
-        rules: [
+      await grantRole(
+        admin,
+        namespace,
+        'machines-and-backups',
+        [
           {
             apiGroups: [MACHINE.group],
             resources: [MACHINE.plural, VOLUME_BACKUP.plural],
@@ -348,51 +354,51 @@ describe('the admission policies against the API server', () => {
             resources: ['persistentvolumeclaims'],
             verbs: ['get', 'list', 'create', 'update', 'patch', 'delete'],
           },
+          { apiGroups: [''], resources: ['pods'], verbs: ['create'] },
         ],
-      } as KubeObject);
-      await admin.create(ROLE_BINDING, {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: 'machines-and-backups', namespace },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'machines-and-backups' },
-        subjects: [
-          { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' },
-          { kind: 'ServiceAccount', name: operatorSa, namespace: ns },
-        ],
-      } as KubeObject);
+        [userSubject('alice'), { kind: 'ServiceAccount', name: operatorSa, namespace: ns }],
+      );
     }
+    // bob may create Machines, PodMachines and VolumeBackups, get only his own VolumeBackup, and
+    // create no pod.
+    await grantRole(
+      admin,
+      ns,
+      'backups-only',
+      [
+        {
+          apiGroups: [MACHINE.group],
+          resources: [MACHINE.plural, POD_MACHINE.plural, VOLUME_BACKUP.plural],
+          verbs: ['create', 'list'],
+        },
+        {
+          apiGroups: [MACHINE.group],
+          resources: [VOLUME_BACKUP.plural],
+          resourceNames: ['bobs'],
+          verbs: ['get'],
+        },
+      ],
+      [userSubject('bob')],
+    );
 
     // The chart's policies, released into the test namespace with the test ServiceAccount as the
     // operator's, and watching this test's two namespaces only: the bindings select nothing else,
     // so other tests running beside this one never meet the policies.
-    const rendered = await renderChart({
-      release,
-      namespace: ns,
-      set: [
-        'serviceAccount.create=false',
-        `serviceAccount.name=${operatorSa}`,
-        `watchNamespaces={${ns},${otherNs}}`,
-      ],
-    });
-    const toInstall = [...policies(rendered), ...bindings(rendered)];
-    assert.equal(toInstall.length, 4);
-    for (const binding of bindings(rendered)) {
+    const toInstall = await renderPolicies(release, ns, operatorSa, [ns, otherNs]);
+    assert.equal(toInstall.length, POLICIES.length * 2);
+    for (const binding of bindings(toInstall)) {
       assert.deepEqual(
         binding.spec?.matchResources?.namespaceSelector?.matchExpressions,
         [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: [ns, otherNs] }],
         `${binding.metadata.name} must select this test's namespaces only`,
       );
     }
-    for (const policy of policies(rendered)) installed.push(await admin.create(POLICY, policy));
-    for (const binding of bindings(rendered)) installed.push(await admin.create(BINDING, binding));
+    installed = await installPolicies(admin, toInstall);
   });
 
   after(async () => {
     // Cluster-scoped: gone before the namespaces, whose deletion they would otherwise govern.
-    for (const obj of installed.reverse()) {
-      const type = obj.kind === BINDING.kind ? BINDING : POLICY;
-      await admin.delete(type, undefined, obj.metadata?.name ?? '').catch(() => undefined);
-    }
+    await uninstallPolicies(admin, installed);
     installed = [];
     if (ns) await deleteNamespace(admin, ns);
     if (otherNs) await deleteNamespace(admin, otherNs);
@@ -406,7 +412,7 @@ describe('the admission policies against the API server', () => {
   const forbiddenChange =
     /only the basic-operator ServiceAccount \(.*\) may change VolumeBackups that name a Machine/;
 
-  it('type-checks: the API server reports no warning on either policy', async () => {
+  it('type-checks: the API server reports no warning on any policy', async () => {
     for (const obj of installed.filter((o) => o.kind === POLICY.kind)) {
       const name = obj.metadata?.name ?? '';
       const checked = await waitFor(`the type check of ${name}`, async () => {
@@ -496,6 +502,77 @@ describe('the admission policies against the API server', () => {
       patchType: 'merge',
       body: { metadata: { annotations: { note: 'before the upgrade' } } },
     });
+  });
+
+  it('bob, who may not create pods, is refused a standalone VolumeBackup of a claim; alice, who may, is not', async (t) => {
+    if (!standalone) {
+      t.skip(NOT_YET_STANDALONE);
+      return;
+    }
+    const refusal =
+      /bob may not create VolumeBackup bobs-copy: it copies persistentvolumeclaim db-data, and copying a claim reads it, which takes create on pods in namespace admission-[0-9a-f]+ \(a pod that mounts the claim\); ask for that/;
+    const denied = await policyDenial('the standalone-backups policy to deny bob', () =>
+      bob.create(VOLUME_BACKUP, standaloneBackup(ns, 'bobs-copy'), { dryRun: true }),
+    );
+    assert.equal(denied.reason, 'Forbidden');
+    assert.match(
+      denied.message,
+      new RegExp(`ValidatingAdmissionPolicy '${release}-basic-operator-standalone-backups'`),
+    );
+    assert.match(denied.message, refusal);
+    const { code, message } = await rejection(() =>
+      bob.create(VOLUME_BACKUP, standaloneBackup(ns, 'bobs-copy')),
+    );
+    assert.equal(code, 403, message);
+    assert.match(message, refusal);
+    await assert.rejects(admin.get(VOLUME_BACKUP, ns, 'bobs-copy'), (err) => isNotFound(err));
+    // The same copy for alice, who may create pods in the namespace (so read its claims anyway).
+    const copy = await alice.create(VOLUME_BACKUP, standaloneBackup(ns, 'alices-copy'));
+    assert.equal(copy.spec.volumes[0]?.claimName, 'db-data');
+  });
+
+  it('a Machine or PodMachine restoring from a VolumeBackup its creator may not get is refused', async () => {
+    const denied = await policyDenial('the backup-restores policy to deny bob', () =>
+      bob.create(MACHINE, restoring(MACHINE, ns, 'from-mine', ['mine']), { dryRun: true }),
+    );
+    assert.equal(denied.reason, 'Forbidden');
+    assert.match(
+      denied.message,
+      new RegExp(`ValidatingAdmissionPolicy '${release}-basic-operator-backup-restores'`),
+    );
+    assert.match(
+      denied.message,
+      /bob may not create Machine from-mine, whose volumes restore from VolumeBackup mine: restoring a volume reads the bytes its VolumeBackup copied, which takes get on that VolumeBackup in namespace admission-[0-9a-f]+; ask for that, or restore from a VolumeBackup you may get/,
+    );
+    // One of two is enough to refuse; a PodMachine he makes himself is held to the same.
+    for (const [type, name, backups] of [
+      [MACHINE, 'from-both', ['bobs', 'mine']],
+      [POD_MACHINE, 'from-mine', ['mine']],
+    ] as const) {
+      const { code, message } = await rejection(() =>
+        bob.create<Machine | PodMachine>(type, restoring(type, ns, name, [...backups])),
+      );
+      assert.equal(code, 403, message);
+      assert.match(
+        message,
+        new RegExp(`bob may not create ${type.kind} ${name}, whose volumes restore from`),
+      );
+    }
+    // The VolumeBackup granted to him by name: two volumes restore from it, one check.
+    await bob.create(MACHINE, restoring(MACHINE, ns, 'from-bobs', ['bobs', 'bobs']));
+    // More than two VolumeBackups are checked at once: get on every VolumeBackup of the namespace.
+    const three = ['bobs', 'mine', 'alices-copy'];
+    const { code, message } = await rejection(() =>
+      bob.create(MACHINE, restoring(MACHINE, ns, 'from-three', three)),
+    );
+    assert.equal(code, 403, message);
+    assert.match(
+      message,
+      /whose volumes restore from 3 VolumeBackups \(bobs, mine, alices-copy\): .*more than two VolumeBackups are checked at once, which takes get on every VolumeBackup of namespace admission-[0-9a-f]+/,
+    );
+    // alice may get every VolumeBackup of the namespace.
+    await alice.create(MACHINE, restoring(MACHINE, ns, 'alices-three', three));
+    await alice.create(MACHINE, restoring(MACHINE, ns, 'alices-one', ['mine']));
   });
 
   it("the operator's ServiceAccount records a Machine's backup; alice may not change it", async () => {

@@ -74,6 +74,23 @@ function volumesToBackUp(machine: Machine): Array<{ name: string; claimName: str
   return names.map((name) => ({ name, claimName: claims.get(name) }));
 }
 
+/**
+ * A stopped Machine that never had volumes of its own: the Machine controller found no provider
+ * object of it to stop (InfrastructureDeleted: none, or one it does not control, e.g. a PodMachine of
+ * its name made by someone else) and its status never named a claim. Claims are the provider's, so
+ * none of this Machine exists to copy, and releasing it deletes nothing (it owns nothing). A
+ * provider that reported volumes once left them in the status, and they are backed up (or the backup
+ * fails and waits) as usual.
+ */
+function neverHeldVolumes(machine: Machine): boolean {
+  const infrastructure = findCondition(machine.status?.conditions, 'InfrastructureReady');
+  return (
+    machine.status?.phase === 'Stopped' &&
+    infrastructure?.reason === 'InfrastructureDeleted' &&
+    (machine.status?.volumes ?? []).length === 0
+  );
+}
+
 /** An inline Machine without volumes has nothing to back up, known before it stops. */
 function inlineWithoutVolumes(machine: Machine): boolean {
   return machine.spec.infrastructureRef === undefined && (machine.spec.volumes ?? []).length === 0;
@@ -312,6 +329,14 @@ export function planMachine(
       action: 'remove-finalizer',
       reason: 'NoVolumes',
       message: 'the Machine stopped and its provider reports no volumes to back up',
+    };
+  }
+  if (neverHeldVolumes(machine)) {
+    return {
+      action: 'remove-finalizer',
+      reason: 'NoVolumes',
+      message:
+        'the Machine stopped; no provider object of the Machine holds its volumes and its status never named a claim, so nothing of it is left to back up',
     };
   }
   const desired = backupFor(machine);

@@ -272,6 +272,44 @@ describe('planMachine: a Machine being deleted', () => {
     assert.equal(released.action === 'remove-finalizer' && released.reason, 'NoVolumes');
   });
 
+  it('a Machine that never had a provider object: let go once Stopped with nothing of it found, never before, never with claims known', () => {
+    // An inline Machine whose PodMachine name was taken (InfrastructureOwnedByOther): its status never
+    // named a claim, and on deletion the Machine controller found no provider object of it.
+    const never = (phase: 'Stopping' | 'Stopped', reason: string) => {
+      const m = deleting({ phase });
+      m.status = {
+        phase,
+        conditions: [
+          {
+            type: 'InfrastructureReady',
+            status: 'False',
+            reason,
+            message: 'PodMachine web is not controlled by this Machine; it is left alone',
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+          },
+        ],
+      };
+      return m;
+    };
+    const released = planMachine(never('Stopped', 'InfrastructureDeleted'), undefined, undefined);
+    assert.equal(released.action === 'remove-finalizer' && released.reason, 'NoVolumes');
+    assert.match(
+      released.action === 'remove-finalizer' ? released.message : '',
+      /no provider object of the Machine holds its volumes and its status never named a claim/,
+    );
+    assert.equal(
+      waitReason(planMachine(never('Stopping', 'InfrastructureDeleted'), undefined, undefined)),
+      'BackupPending',
+    );
+    assert.equal(
+      waitReason(planMachine(never('Stopped', 'InfrastructureReady'), undefined, undefined)),
+      'BackupPending',
+    );
+    const known = never('Stopped', 'InfrastructureDeleted');
+    known.status = { ...known.status, volumes: [{ name: 'data', claimName: 'web-data', phase: 'Bound' }] };
+    assert.notEqual(planMachine(known, undefined, undefined).action, 'remove-finalizer');
+  });
+
   it('refuses a VolumeBackup of that name that belongs to another Machine', () => {
     const foreign = backup();
     foreign.spec.machineUID = 'another';

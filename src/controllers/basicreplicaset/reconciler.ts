@@ -2,6 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import {
   BASIC_REPLICA_SET,
   type BasicReplicaSet,
+  type BasicReplicaSetStatus,
   basicReplicaSetRuleViolations,
   REPLICA_SET_POD_LABEL,
 } from '../../apis/index.ts';
@@ -102,7 +103,15 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
     if (outcome.issued > 0 && !failure) {
       // The cache has not seen the pods just created or deleted, so a status computed now would
       // report the old counts; their watch events reconcile this set again in a moment, and that
-      // reconcile writes one status with the new counts instead of two writes.
+      // reconcile writes one status with the new counts instead of two writes. Unless pods went
+      // that the status still counts (deleted, evicted): then, as kube-controller-manager does, the
+      // drop is reported at once, before the replacements show, since a Deployment counts their
+      // arrival as progress (a rollout past its deadline is Progressing again).
+      const found = computeStatus(rs, pods, undefined, Date.now());
+      if (countsDropped(rs.status, found)) {
+        ctx.status.write(rs, found);
+        void ctx.status.flush(rs);
+      }
       return { requeueAfterMs: STATUS_AFTER_CHANGES_MS };
     }
     const now = Date.now();
@@ -267,4 +276,14 @@ export class BasicReplicaSetReconciler implements Reconciler<BasicReplicaSet> {
     }
     return { issued: 0 };
   }
+}
+
+/** Whether `next` counts fewer pods of some kind than `current` reports. */
+function countsDropped(current: BasicReplicaSetStatus | undefined, next: BasicReplicaSetStatus): boolean {
+  if (!current) return false;
+  return (
+    (next.replicas ?? 0) < (current.replicas ?? 0) ||
+    (next.readyReplicas ?? 0) < (current.readyReplicas ?? 0) ||
+    (next.availableReplicas ?? 0) < (current.availableReplicas ?? 0)
+  );
 }

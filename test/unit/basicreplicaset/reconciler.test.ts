@@ -129,6 +129,30 @@ describe('BasicReplicaSetReconciler', () => {
       assert.deepEqual(h.status.written, [], 'the status waits for the pods to reach the cache');
     });
 
+    it('a pod gone: reports the drop at once, then replaces it (a Deployment counts the replacement as progress)', async () => {
+      // kube-controller-manager's status comes from the pods it found before it acted, so a set whose
+      // pod was deleted reports replicas 0, then 1 once the replacement is seen; syncRolloutStatus
+      // counts the rise as progress (a rollout past its deadline is Progressing again).
+      const rs = set(2);
+      rs.status = {
+        replicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        observedGeneration: 1,
+      };
+      const h = await setup(rs, ownedPod('web-a', { node: 'n1', readySince: NOW - 3_600_000 }));
+      assert.deepEqual(await h.reconcile('web'), { requeueAfterMs: 1000 });
+      assert.deepEqual(h.client.writeSummary(), ['create Pod web-00001']);
+      const reported = h.status.last('web');
+      assert.equal(reported?.replicas, 1);
+      assert.equal(reported?.readyReplicas, 1);
+      assert.deepEqual(
+        h.status.flushed,
+        [{ name: 'web', written: 1 }],
+        'sent at once, not batched with the next',
+      );
+    });
+
     it('creates nothing more while the creations it expects are not observed, and goes on once they are', async () => {
       const h = await setup(set(3));
       await h.reconcile('web');

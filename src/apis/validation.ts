@@ -23,6 +23,7 @@ import { VOLUME_BACKUP } from './infra/v1alpha1/volumebackup.ts';
 import { volumeBackupSchema } from './infra/v1alpha1/volumebackup-schema.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import type { ApiResource } from './meta.ts';
+import { MAX_TEMPLATE_DEPTH, nestsDeeperThan } from './nesting.ts';
 import { RULES, type RuleId } from './rules.ts';
 import { compileSchemaValidator, type SchemaValidator, type ValidationResult } from './schema-validator.ts';
 
@@ -125,7 +126,15 @@ function sameListMap<T extends { name: string }>(
 
 const violation = (path: string, rule: RuleId): string => `${path}: ${RULES[rule].message}`;
 
+/**
+ * The operator's own check, which no schema can express (the pod spec keeps unknown fields): a
+ * template nested deeper than any pod spec is refused before anything walks it.
+ */
+const TEMPLATE_TOO_DEEP = `spec.template: nested more than ${MAX_TEMPLATE_DEPTH} levels deep (no pod template nests more than 12); the operator does not process it`;
+
 function workloadViolations(spec: { selector: V1LabelSelector; template: PodTemplate }): string[] {
+  // First and alone: every other check and everything after validation walks the template.
+  if (nestsDeeperThan(spec.template, MAX_TEMPLATE_DEPTH)) return [TEMPLATE_TOO_DEEP];
   const errors: string[] = [];
   if (!selectorIsNotEmpty(spec.selector)) errors.push(violation('spec.selector', 'selectorNotEmpty'));
   if (!selectorKeyNotReserved(spec.selector))

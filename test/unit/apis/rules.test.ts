@@ -147,3 +147,16 @@ describe('rule violations of typed objects', () => {
     );
   });
 });
+
+describe('bounds the schema cannot check alone', () => {
+  it('a template nested deeper than any pod template is refused alone, before anything walks it', () => {
+    let nested: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) nested = { a: nested };
+    const deep = edited(basicDeployment(), { 'spec.template.spec.containers.0.x': nested });
+    const [violation, ...rest] = basicDeploymentRuleViolations(deep);
+    assert.match(violation ?? '', /^spec\.template: nested more than 100 levels deep/);
+    assert.deepEqual(rest, []);
+    const deepSet = edited(basicReplicaSet(), { 'spec.template.spec.x': nested });
+    assert.equal(basicReplicaSetRuleViolations(deepSet).length, 1);
+  });
+});

@@ -34,6 +34,12 @@ describe('canonicalJson', () => {
       '{"n":null,"t":"1970-01-01T00:00:00.000Z"}',
     );
   });
+  it('serializes objects nested as deep as the apiserver allows (10,000 levels) without a stack overflow', () => {
+    let nested: unknown = 'x';
+    for (let i = 0; i < 5000; i++) nested = { a: [nested] };
+    const json = canonicalJson(nested);
+    assert.equal(json, `${'{"a":['.repeat(5000)}"x"${']}'.repeat(5000)}`);
+  });
   it('rejects values JSON cannot hold', () => {
     assert.throws(() => canonicalJson({ f: () => 1 }), TypeError);
     assert.throws(() => canonicalJson(10n), TypeError);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import { POD_TEMPLATE_HASH_MAX_LENGTH } from '../../../src/apis/index.ts';
 import { canonicalJson } from '../../../src/controllers/basicdeployment/logic/canonical-json.ts';
 import {
   computeTemplateHash,
@@ -107,6 +108,15 @@ describe('computeTemplateHash', () => {
   it('is a valid label value', () => {
     for (let count = 0; count < 50; count++) {
       assert.match(computeTemplateHash(template(), count), /^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
+    }
+  });
+});
+
+describe('POD_TEMPLATE_HASH_MAX_LENGTH', () => {
+  it('is the length of the hash of the largest 32-bit value, which the deployment name rule relies on', () => {
+    assert.equal(safeEncodeString(String(2 ** 32 - 1)).length, POD_TEMPLATE_HASH_MAX_LENGTH);
+    for (const collisionCount of [undefined, 0, 1, 2 ** 31 - 1]) {
+      assert.ok(computeTemplateHash(template(), collisionCount).length <= POD_TEMPLATE_HASH_MAX_LENGTH);
     }
   });
 });

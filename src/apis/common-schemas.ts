@@ -1,5 +1,5 @@
 // Schema pieces every API group uses.
-import type { JsonSchemaProps } from './json-schema.ts';
+import type { JsonSchemaProps, ValidationRule } from './json-schema.ts';
 
 /** RFC 1123 label: the shape of most Kubernetes object and volume names. */
 export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
@@ -35,6 +35,21 @@ export const observedGenerationSchema: JsonSchemaProps = {
 };
 
 export const timestampSchema: JsonSchemaProps = { type: 'string', format: 'date-time' };
+
+/** A container image reference: no registry defines a limit; 4096 is far above any real one. */
+export const imageSchema: JsonSchemaProps = { type: 'string', minLength: 1, maxLength: 4096 };
+
+/** Words of a container's command and args. */
+const MAX_ARGUMENTS = 256;
+/** One word: room for an inline script or a certificate; longer ones belong in a ConfigMap. */
+const MAX_ARGUMENT_LENGTH = 32768;
+
+/** A container's command or args. */
+export const argumentsSchema: JsonSchemaProps = {
+  type: 'array',
+  maxItems: MAX_ARGUMENTS,
+  items: { type: 'string', maxLength: MAX_ARGUMENT_LENGTH },
+};
 
 /** metav1.Condition, with the same bounds controller-gen emits for it. */
 export const conditionSchema: JsonSchemaProps = {
@@ -77,15 +92,19 @@ export const rootSchema = (options: {
   description: string;
   spec: JsonSchemaProps;
   status: JsonSchemaProps;
+  /** CEL rules on the whole object: the only place a rule can read metadata.name. */
+  rules?: readonly ValidationRule[];
 }): JsonSchemaProps => ({
   type: 'object',
   description: options.description,
   required: ['spec'],
   properties: {
-    apiVersion: { type: 'string' },
-    kind: { type: 'string' },
+    // The apiserver requires both to name the CRD's group, version and kind.
+    apiVersion: { type: 'string', maxLength: 317 },
+    kind: { type: 'string', maxLength: 63 },
     metadata: { type: 'object' },
     spec: options.spec,
     status: options.status,
   },
+  ...(options.rules ? { 'x-kubernetes-validations': options.rules } : {}),
 });

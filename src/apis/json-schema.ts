@@ -17,6 +17,8 @@ export interface ValidationRule {
   readonly message: string;
   /** JSON path, relative to the node the rule sits on, that the apiserver reports the error at. */
   readonly fieldPath?: string;
+  /** oldSelf is an optional, empty on create: a rule can then hold on create only (CRDValidationRatcheting). */
+  readonly optionalOldSelf?: true;
   readonly reason?:
     | 'FieldValueInvalid'
     | 'FieldValueForbidden'

@@ -1,9 +1,12 @@
 // The single list of cross-field rules. The CRD schemas embed each rule as CEL
 // (x-kubernetes-validations) and validation.ts re-implements the same check in TypeScript with the
 // same message, so the apiserver and the operator word a violation identically.
-import { REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
+import { MAX_BASIC_DEPLOYMENT_NAME, REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
 import { MACHINE_POD_FIELDS } from './infra/v1alpha1/pod-fields.ts';
 import type { ValidationRule } from './json-schema.ts';
+
+/** core/v1's limit on the total size of an object's annotations (TotalAnnotationSizeLimitB). */
+export const TOTAL_ANNOTATION_BYTES = 256 * 1024;
 
 // Pieces of the selector rule, named so the CEL below reads like the TypeScript in validation.ts.
 const hasTemplateLabels = 'has(self.template.metadata) && has(self.template.metadata.labels)';
@@ -58,6 +61,21 @@ export const RULES = {
   templateLabelNotReserved: {
     rule: `!('${REPLICA_SET_POD_LABEL}' in self)`,
     message: `the label ${REPLICA_SET_POD_LABEL} is reserved: the operator sets it on the pods it manages`,
+  },
+  // On spec.template.metadata.annotations of BasicDeployment and BasicReplicaSet: every pod gets them,
+  // and core/v1 refuses a pod whose annotations total more than 256 KiB. Counted in characters:
+  // converting each value to bytes (bytes(v).size()) is estimated at 2.7 times a rule's cost budget.
+  templateAnnotationsSize: {
+    rule: `self.map(k, size(k) + size(self[k])).sum() <= ${TOTAL_ANNOTATION_BYTES}`,
+    message: `annotations may total at most ${TOTAL_ANNOTATION_BYTES} characters, keys and values (core/v1 refuses pods whose annotations exceed 256 KiB): every pod gets them`,
+  },
+  // At the root of BasicDeployment: its BasicReplicaSets are named <name>-<pod-template-hash>. On
+  // create only (a name never changes), so one stored before the rule still takes its status writes
+  // and shows the operator's InvalidSpec.
+  basicDeploymentNameLength: {
+    rule: `oldSelf.hasValue() || self.metadata.name.size() <= ${MAX_BASIC_DEPLOYMENT_NAME}`,
+    optionalOldSelf: true,
+    message: `metadata.name may be at most ${MAX_BASIC_DEPLOYMENT_NAME} characters: the BasicReplicaSets are named <name>-<pod-template-hash> (up to 10 characters), and names stop at 253`,
   },
   // On each spec.selector.matchExpressions item.
   selectorRequirementValues: {

@@ -9,7 +9,7 @@ import { basicDeploymentSchema } from './apps/v1alpha1/basicdeployment-schema.ts
 import type { BasicReplicaSet } from './apps/v1alpha1/basicreplicaset.ts';
 import { BASIC_REPLICA_SET } from './apps/v1alpha1/basicreplicaset.ts';
 import { basicReplicaSetSchema } from './apps/v1alpha1/basicreplicaset-schema.ts';
-import { REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
+import { MAX_BASIC_DEPLOYMENT_NAME, REPLICA_SET_POD_LABEL } from './apps/v1alpha1/group.ts';
 import type { IntOrString, PodTemplate } from './apps/v1alpha1/workload.ts';
 import type { Machine, MachineVolume } from './infra/v1alpha1/machine.ts';
 import { MACHINE } from './infra/v1alpha1/machine.ts';
@@ -23,7 +23,8 @@ import { VOLUME_BACKUP } from './infra/v1alpha1/volumebackup.ts';
 import { volumeBackupSchema } from './infra/v1alpha1/volumebackup-schema.ts';
 import type { JsonSchemaProps } from './json-schema.ts';
 import type { ApiResource } from './meta.ts';
-import { RULES, type RuleId } from './rules.ts';
+import { MAX_TEMPLATE_DEPTH, nestsDeeperThan } from './nesting.ts';
+import { RULES, type RuleId, TOTAL_ANNOTATION_BYTES } from './rules.ts';
 import { compileSchemaValidator, type SchemaValidator, type ValidationResult } from './schema-validator.ts';
 
 export type { ValidationResult } from './schema-validator.ts';
@@ -69,6 +70,18 @@ export function selectorKeyNotReserved(selector: V1LabelSelector): boolean {
 /** The template labels do not carry the operator's marker label (templateLabelNotReserved). */
 export function templateLabelNotReserved(labels: Readonly<Record<string, string>> | undefined): boolean {
   return !Object.hasOwn(labels ?? {}, REPLICA_SET_POD_LABEL);
+}
+
+/** The template's annotations fit core/v1's total (templateAnnotationsSize), counted in characters as CEL does. */
+export function templateAnnotationsFit(annotations: Readonly<Record<string, string>> | undefined): boolean {
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations ?? {})) total += [...key].length + [...value].length;
+  return total <= TOTAL_ANNOTATION_BYTES;
+}
+
+/** The BasicReplicaSet names `<name>-<pod-template-hash>` stay within 253 (basicDeploymentNameLength). */
+export function basicDeploymentNameFits(name: string | undefined): boolean {
+  return (name ?? '').length <= MAX_BASIC_DEPLOYMENT_NAME;
 }
 
 export function selectorIsNotEmpty(selector: V1LabelSelector): boolean {
@@ -125,13 +138,24 @@ function sameListMap<T extends { name: string }>(
 
 const violation = (path: string, rule: RuleId): string => `${path}: ${RULES[rule].message}`;
 
+/**
+ * The operator's own check, which no schema can express (the pod spec keeps unknown fields): a
+ * template nested deeper than any pod spec is refused before anything walks it.
+ */
+const TEMPLATE_TOO_DEEP = `spec.template: nested more than ${MAX_TEMPLATE_DEPTH} levels deep (no pod template nests more than 12); the operator does not process it`;
+
 function workloadViolations(spec: { selector: V1LabelSelector; template: PodTemplate }): string[] {
+  // First and alone: every other check and everything after validation walks the template.
+  if (nestsDeeperThan(spec.template, MAX_TEMPLATE_DEPTH)) return [TEMPLATE_TOO_DEEP];
   const errors: string[] = [];
   if (!selectorIsNotEmpty(spec.selector)) errors.push(violation('spec.selector', 'selectorNotEmpty'));
   if (!selectorKeyNotReserved(spec.selector))
     errors.push(violation('spec.selector', 'selectorKeyNotReserved'));
   if (!templateLabelNotReserved(spec.template.metadata?.labels)) {
     errors.push(violation('spec.template.metadata.labels', 'templateLabelNotReserved'));
+  }
+  if (!templateAnnotationsFit(spec.template.metadata?.annotations)) {
+    errors.push(violation('spec.template.metadata.annotations', 'templateAnnotationsSize'));
   }
   (spec.selector.matchExpressions ?? []).forEach((requirement, index) => {
     if (!requirementValuesFitOperator(requirement)) {
@@ -147,6 +171,9 @@ function workloadViolations(spec: { selector: V1LabelSelector; template: PodTemp
 export function basicDeploymentRuleViolations(deployment: BasicDeployment): string[] {
   const { spec } = deployment;
   const errors = workloadViolations(spec);
+  if (!basicDeploymentNameFits(deployment.metadata.name)) {
+    errors.push(violation('metadata.name', 'basicDeploymentNameLength'));
+  }
   if (
     spec.progressDeadlineSeconds !== undefined &&
     spec.progressDeadlineSeconds <= (spec.minReadySeconds ?? 0)

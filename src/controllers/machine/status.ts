@@ -157,7 +157,6 @@ export function computeMachineStatus(
   const withGeneration = (v: Verdict, type: string): ConditionInput => ({
     type,
     ...v,
-    message: v.message.slice(0, 32768),
     ...(obs.generation !== undefined ? { observedGeneration: obs.generation } : {}),
   });
   let conditions = setCondition(

@@ -9,7 +9,13 @@ import type {
   MachineVolumeStatus,
   PodMachineStatus,
 } from '../../apis/index.ts';
-import { type ConditionInput, STALLED, setCondition, setStalled } from '../../runtime/write/conditions.ts';
+import {
+  boundedConditionMessage,
+  type ConditionInput,
+  STALLED,
+  setCondition,
+  setStalled,
+} from '../../runtime/write/conditions.ts';
 import type { RestoreState } from './restore.ts';
 
 export const READY = 'Ready';
@@ -256,7 +262,9 @@ export function computePodMachineStatus(
     volumes,
     ...(obs.copyAs ? { copyAs: { ...obs.copyAs } } : {}),
     stopped: obs.stopRequested && obs.stopped,
-    ...(failure ? { failureReason: failure.reason, failureMessage: failure.message } : {}),
+    ...(failure
+      ? { failureReason: failure.reason, failureMessage: boundedConditionMessage(failure.message) }
+      : {}),
     ...(obs.generation !== undefined ? { observedGeneration: obs.generation } : {}),
     conditions: conditions.filter((c) => CONDITION_TYPES.includes(c.type)),
   };

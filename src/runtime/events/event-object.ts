@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { V1ObjectReference } from '@kubernetes/client-node';
 import type { KubeObject } from '../client/object.ts';
 import { apiVersionOf, type ResourceType } from '../client/resource.ts';
+import { cutToBytes } from '../text-limits.ts';
 
 /** Building events.k8s.io/v1 Event objects: pure functions, no I/O. */
 
@@ -46,16 +47,6 @@ const NAME_MAX_LENGTH = 253;
 export function microTime(time: Date): string {
   const iso = time.toISOString(); // 2024-05-01T12:00:00.123Z
   return `${iso.slice(0, 23)}000Z`;
-}
-
-/** Cuts `note` to at most NOTE_MAX_BYTES of UTF-8 without splitting a character. */
-export function truncateNote(note: string): string {
-  const bytes = Buffer.from(note, 'utf8');
-  if (bytes.length <= NOTE_MAX_BYTES) return note;
-  let end = NOTE_MAX_BYTES;
-  // bytes[end] is the first byte cut off; while it continues a character, that character started earlier.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
 }
 
 /**
@@ -143,7 +134,8 @@ export function buildEvent(
     action: occurrence.action,
     reason: occurrence.reason,
     regarding: occurrence.regarding,
-    note: truncateNote(occurrence.note),
+    // The one place a note is cut: an API error's message may be far longer than an Event allows.
+    note: cutToBytes(occurrence.note, NOTE_MAX_BYTES),
     type: occurrence.type,
   };
   if (timing.count > 1) event.series = seriesOf(timing);

@@ -1,3 +1,5 @@
+import { cutToCharacters } from '../text-limits.ts';
+
 /**
  * metav1.Condition helpers with the semantics of apimachinery's meta.SetStatusCondition: one
  * condition per type, and lastTransitionTime moves only when status changes. Every function returns
@@ -34,6 +36,7 @@ const REASON_MAX_LENGTH = 1024;
 const TYPE_PATTERN =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const TYPE_MAX_LENGTH = 316;
+/** metav1.Condition's limit, in characters. */
 const MESSAGE_MAX_LENGTH = 32768;
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
 
@@ -61,7 +64,7 @@ export function conditionProblems(condition: ConditionInput): string[] {
       `reason ${JSON.stringify(condition.reason)} is not CamelCase (e.g. MinimumReplicasAvailable)`,
     );
   }
-  if (condition.message.length > MESSAGE_MAX_LENGTH) {
+  if ([...condition.message].length > MESSAGE_MAX_LENGTH) {
     problems.push(`message is longer than ${MESSAGE_MAX_LENGTH} characters`);
   }
   if (
@@ -93,15 +96,17 @@ export function findCondition(
 }
 
 /**
- * Returns `conditions` with `next` set. A new type is appended with lastTransitionTime = now; an
- * existing one gets next's reason, message and observedGeneration, and a new lastTransitionTime only
- * if its status changes. Order is kept, so an unchanged set of conditions compares deep-equal.
+ * Returns `conditions` with `input` set. A new type is appended with lastTransitionTime = now; an
+ * existing one gets input's reason, message and observedGeneration, and a new lastTransitionTime only
+ * if its status changes. Order is kept, so an unchanged set of conditions compares deep-equal. A
+ * message longer than metav1.Condition allows is cut, ending in `... (N more characters)`.
  */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
-  next: ConditionInput,
+  input: ConditionInput,
   now: Date,
 ): Condition[] {
+  const next = withBoundedMessage(input);
   assertValidCondition(next);
   const list = conditions ?? [];
   const index = list.findIndex((condition) => condition.type === next.type);
@@ -118,6 +123,19 @@ export function setCondition(
 /** Returns `conditions` without the condition of this type (a copy even when there is none). */
 export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
   return (conditions ?? []).filter((condition) => condition.type !== type);
+}
+
+/**
+ * The one place condition messages are cut to metav1.Condition's limit: they often carry an API
+ * error's message, which may be longer, and a status write with it would be refused. A status field
+ * that repeats a condition's message (a provider's failureMessage) is cut with it.
+ */
+export function boundedConditionMessage(message: string): string {
+  return cutToCharacters(message, MESSAGE_MAX_LENGTH);
+}
+
+function withBoundedMessage(input: ConditionInput): ConditionInput {
+  return { ...input, message: boundedConditionMessage(input.message) };
 }
 
 function buildCondition(input: ConditionInput, lastTransitionTime: string): Condition {
@@ -153,7 +171,7 @@ export function setStalled(
       type: STALLED,
       status: 'True',
       reason: failure.reason,
-      message: failure.message.slice(0, MESSAGE_MAX_LENGTH),
+      message: failure.message,
       ...(observedGeneration !== undefined ? { observedGeneration } : {}),
     },
     now,

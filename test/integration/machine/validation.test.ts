@@ -135,6 +135,18 @@ describe('bad input', () => {
       expect: [/spec\.backup\.policy/, /Unsupported value: "Sometimes"/, /"OnDelete", "None"/],
     },
     {
+      what: 'an image longer than 4096 characters, and more than 256 args',
+      obj: () => ({
+        ...base(),
+        spec: {
+          ...base().spec,
+          image: `registry.example.com/${'i'.repeat(4096)}`,
+          args: Array(257).fill('a'),
+        },
+      }),
+      expect: [/spec\.image: Too long: .*4096/, /spec\.args: Too many: .*must have at most 256 items/],
+    },
+    {
       what: 'a restoreFrom without its volume',
       obj: () =>
         withVolumes([{ name: 'data', size: '1Gi', mountPath: '/data', restoreFrom: { volumeBackup: 'b' } }]),

@@ -582,6 +582,52 @@ describe('BasicDeployment controller', () => {
     );
   });
 
+  it('cuts a refusal longer than a condition takes, so the status still reaches the API server', async () => {
+    // 256 variables whose names hold '=' (core/v1 refuses each, quoting the name): a refusal of
+    // about 100,000 characters, three times what a condition message may hold.
+    const env = Array.from({ length: 256 }, (_, i) => ({ name: `${i}=${'x'.repeat(250)}`, value: 'v' }));
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'long-refusal', {
+        replicas: 1,
+        template: {
+          metadata: { labels: { app: 'long-refusal' } },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', env }] },
+        },
+      }),
+    );
+    const failed = await waitFor('ReplicaFailure with the cut refusal on the deployment', async () => {
+      const c = (await get('long-refusal')).status?.conditions?.find((x) => x.type === 'ReplicaFailure');
+      return c?.status === 'True' ? c : undefined;
+    });
+    assert.equal(failed.reason, 'FailedCreate');
+    assert.equal([...failed.message].length, 32768);
+    assert.match(failed.message, /env\[0\]\.name/);
+    assert.match(failed.message, /\.\.\. \(\d+ more characters\)$/);
+    await client.delete(BASIC_DEPLOYMENT, ns, 'long-refusal');
+  });
+
+  it('makes the set of a deployment with the most labels its schema allows (the set holds one more)', async () => {
+    const labels = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`label-${i}`, `${i}`]));
+    await client.create(
+      BASIC_DEPLOYMENT,
+      deployment(ns, 'many-labels', {
+        replicas: 0,
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+        },
+      }),
+    );
+    const [set] = await waitFor('its BasicReplicaSet', async () => {
+      const found = await sets('many-labels');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.equal(Object.keys(set?.spec.template.metadata?.labels ?? {}).length, 65);
+    await client.delete(BASIC_DEPLOYMENT, ns, 'many-labels');
+  });
+
   describe('the CRD rejects bad input with readable messages', () => {
     const rejects = async (name: string, spec: Partial<Spec>, pattern: RegExp) => {
       await assert.rejects(client.create(BASIC_DEPLOYMENT, deployment(ns, name, spec)), (err: Error) => {
@@ -605,6 +651,67 @@ describe('BasicDeployment controller', () => {
         { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'lots' } } },
         /maxSurge/,
       ));
+    it('a name too long for "<name>-<pod-template-hash>" is refused; the longest allowed is accepted', async () => {
+      // The label values stay short: a name is no label value.
+      const named = (name: string) =>
+        deployment(ns, name, {
+          replicas: 0,
+          selector: { matchLabels: { app: 'long-name' } },
+          template: {
+            metadata: { labels: { app: 'long-name' } },
+            spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        });
+      await assert.rejects(client.create(BASIC_DEPLOYMENT, named('n'.repeat(243))), (err: Error) => {
+        assert.match(err.message, /metadata\.name may be at most 242 characters/);
+        return true;
+      });
+      const longest = 'n'.repeat(242);
+      await client.create(BASIC_DEPLOYMENT, named(longest));
+      const [set] = await waitFor('the set of the longest name', async () => {
+        const found = await sets(longest);
+        return found.length > 0 ? found : undefined;
+      });
+      assert.ok((set?.metadata.name ?? '').length <= 253);
+      await client.delete(BASIC_DEPLOYMENT, ns, longest);
+    });
+    it('template annotations beyond 256 KiB in all are refused', () =>
+      rejects(
+        'big-annotations',
+        {
+          template: {
+            metadata: {
+              labels: { app: 'big-annotations' },
+              annotations: { a: 'x'.repeat(200_000), b: 'x'.repeat(70_000) },
+            },
+            spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+        /annotations may total at most 262144 characters/,
+      ));
+    it('an image longer than 4096 characters and more than 100 containers are refused', async () => {
+      const containers = Array.from({ length: 101 }, (_, i) => ({ name: `c${i}`, image: 'pause' }));
+      await rejects(
+        'many-containers',
+        {
+          template: {
+            metadata: { labels: { app: 'many-containers' } },
+            spec: { containers },
+          },
+        },
+        /spec\.template\.spec\.containers: Too many: .*must have at most 100 items/,
+      );
+      await rejects(
+        'long-image',
+        {
+          template: {
+            metadata: { labels: { app: 'long-image' } },
+            spec: { containers: [{ name: 'app', image: `registry.example.com/${'i'.repeat(4096)}` }] },
+          },
+        },
+        /spec\.template\.spec\.containers\[0\]\.image: Too long: .*may not be more than 4096/,
+      );
+    });
     it('the selector is immutable', async () => {
       await client.create(BASIC_DEPLOYMENT, deployment(ns, 'immutable', { replicas: 0 }));
       await assert.rejects(

@@ -14,6 +14,7 @@ import {
   type ValidationRule,
   volumeBackupCrd,
 } from '../../../src/apis/index.ts';
+import { selectorToString } from '../../../src/runtime/labels.ts';
 
 interface SchemaNode {
   path: string;
@@ -124,6 +125,18 @@ for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
           assert.ok(ruleObjects.has(rule), `${path}: rule not from RULES: ${rule.rule}`);
           assert.ok(rule.message.length > 0, `${path}: rule without message`);
         }
+      }
+    });
+
+    it('bounds every string, list and map a user or controller writes (docs/api.md#bounds)', () => {
+      for (const { path, schema } of all) {
+        const isString = schema.type === 'string' || schema['x-kubernetes-int-or-string'] === true;
+        if (isString && schema.enum === undefined && schema.format !== 'date-time') {
+          assert.ok(schema.maxLength, `${path}: a string without maxLength`);
+        }
+        if (schema.type === 'array') assert.ok(schema.maxItems, `${path}: a list without maxItems`);
+        if (schema.additionalProperties)
+          assert.ok(schema.maxProperties, `${path}: a map without maxProperties`);
       }
     });
 
@@ -281,6 +294,51 @@ describe('CRD details', () => {
     assert.ok(nodeAt(machineCrd, '.spec.volumes').maxItems);
     assert.ok(nodeAt(machineCrd, '.spec.volumes[*].mountPath').maxLength);
     assert.ok(nodeAt(machineCrd, '.spec.volumes[*].size').maxLength);
+  });
+
+  it("gives a BasicReplicaSet room for one label more than its BasicDeployment's: the pod-template-hash", () => {
+    for (const path of ['.spec.selector.matchLabels', '.spec.template.metadata.labels']) {
+      const deployment = nodeAt(basicDeploymentCrd, path).maxProperties ?? 0;
+      assert.equal(nodeAt(basicReplicaSetCrd, path).maxProperties, deployment + 1, path);
+    }
+  });
+
+  it('holds status.selector to a length the largest selector the spec allows fits in', () => {
+    const matchLabels = nodeAt(basicReplicaSetCrd, '.spec.selector.matchLabels');
+    const requirement = nodeAt(basicReplicaSetCrd, '.spec.selector.matchExpressions[*]');
+    const value = (i: number, length: number) => `${i}`.padEnd(length, 'v');
+    const key = (i: number) => `${'k'.repeat(253)}/${value(i, 63)}`;
+    const largest = {
+      matchLabels: Object.fromEntries(
+        Array.from({ length: matchLabels.maxProperties ?? 0 }, (_, i) => [key(i), value(i, 63)]),
+      ),
+      matchExpressions: Array.from(
+        { length: nodeAt(basicReplicaSetCrd, '.spec.selector.matchExpressions').maxItems ?? 0 },
+        (_, i) => ({
+          key: key(i),
+          operator: 'NotIn',
+          values: Array.from({ length: requirement.properties?.values?.maxItems ?? 0 }, (_, j) =>
+            value(j, 63),
+          ),
+        }),
+      ),
+    };
+    const text = selectorToString(largest);
+    assert.ok(text.length > 150_000, `${text.length}`);
+    for (const crd of [basicDeploymentCrd, basicReplicaSetCrd]) {
+      assert.ok(text.length <= (nodeAt(crd, '.status.selector').maxLength ?? 0));
+    }
+  });
+
+  it('refuses at admission a BasicDeployment whose sets could not be named, and bounds template annotations', () => {
+    assert.deepEqual(schemaOf(basicDeploymentCrd)['x-kubernetes-validations'], [
+      RULES.basicDeploymentNameLength,
+    ]);
+    for (const crd of [basicDeploymentCrd, basicReplicaSetCrd]) {
+      assert.deepEqual(nodeAt(crd, '.spec.template.metadata.annotations')['x-kubernetes-validations'], [
+        RULES.templateAnnotationsSize,
+      ]);
+    }
   });
 
   it('checks the type of int-or-string values in CEL, where they are dyn', () => {

@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  basicDeploymentNameFits,
   basicDeploymentRuleViolations,
   basicReplicaSetRuleViolations,
+  MAX_BASIC_DEPLOYMENT_NAME,
   machineRuleViolations,
   mountPathsAreUnique,
   RULES,
   selectorIsNotEmpty,
   selectorMatchesLabels,
   surgeOrUnavailableNonZero,
+  templateAnnotationsFit,
   volumeSizeIsPositive,
 } from '../../../src/apis/index.ts';
 import { basicDeployment, basicReplicaSet, edited, machine } from './fixtures.ts';
@@ -145,5 +148,47 @@ describe('rule violations of typed objects', () => {
       RULES.templateLabelNotReserved.message,
       /apps\.basicoperator\.dev\/replicaset-pod is reserved/,
     );
+  });
+});
+
+describe('bounds the schema cannot check alone', () => {
+  it('a BasicDeployment name leaves room for "-<pod-template-hash>" within 253 characters', () => {
+    assert.equal(MAX_BASIC_DEPLOYMENT_NAME, 242);
+    assert.equal(basicDeploymentNameFits('a'.repeat(242)), true);
+    assert.equal(basicDeploymentNameFits('a'.repeat(243)), false);
+    const long = edited(basicDeployment(), { 'metadata.name': 'a'.repeat(243) });
+    assert.deepEqual(basicDeploymentRuleViolations(long), [
+      `metadata.name: ${RULES.basicDeploymentNameLength.message}`,
+    ]);
+    assert.match(RULES.basicDeploymentNameLength.rule, /self\.metadata\.name\.size\(\) <= 242/);
+    // Checked on create only: a name never changes, and one stored before the rule keeps its status.
+    assert.match(RULES.basicDeploymentNameLength.rule, /^oldSelf\.hasValue\(\) \|\| /);
+    assert.equal(RULES.basicDeploymentNameLength.optionalOldSelf, true);
+  });
+
+  it("template annotations total at most core/v1's 256 KiB, counted in characters as CEL counts them", () => {
+    const limit = 256 * 1024;
+    assert.equal(templateAnnotationsFit(undefined), true);
+    assert.equal(templateAnnotationsFit({ a: 'x'.repeat(limit - 1) }), true);
+    assert.equal(templateAnnotationsFit({ a: 'x'.repeat(limit) }), false);
+    // Characters, not UTF-16 units or bytes.
+    assert.equal(templateAnnotationsFit({ a: '😀'.repeat(limit - 1) }), true);
+    const half = 'x'.repeat(limit / 2);
+    assert.equal(templateAnnotationsFit({ a: half, b: half }), false);
+    const big = edited(basicReplicaSet(), { 'spec.template.metadata.annotations': { a: half, b: half } });
+    assert.deepEqual(basicReplicaSetRuleViolations(big), [
+      `spec.template.metadata.annotations: ${RULES.templateAnnotationsSize.message}`,
+    ]);
+  });
+
+  it('a template nested deeper than any pod template is refused alone, before anything walks it', () => {
+    let nested: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) nested = { a: nested };
+    const deep = edited(basicDeployment(), { 'spec.template.spec.containers.0.x': nested });
+    const [violation, ...rest] = basicDeploymentRuleViolations(deep);
+    assert.match(violation ?? '', /^spec\.template: nested more than 100 levels deep/);
+    assert.deepEqual(rest, []);
+    const deepSet = edited(basicReplicaSet(), { 'spec.template.spec.x': nested });
+    assert.equal(basicReplicaSetRuleViolations(deepSet).length, 1);
   });
 });

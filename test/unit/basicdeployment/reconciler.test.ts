@@ -541,6 +541,21 @@ describe('BasicDeploymentReconciler', () => {
     assert.equal(findCondition(h.status.last('web')?.conditions, 'Ready')?.reason, 'InvalidSpec');
   });
 
+  it('a template nested deeper than any pod spec: InvalidSpec, its sets left alone', async () => {
+    // 1,000 levels, which the fake cluster's copies still take (structuredClone overflows Node's stack
+    // near 3,000); canonicalJson's own test walks 10,000.
+    let nested: unknown = 'x';
+    for (let i = 0; i < 1000; i++) nested = { a: nested };
+    const deep = template('1');
+    (deep.spec as unknown as Record<string, unknown>).extra = nested;
+    const h = await setup(deployment({ template: deep }), setOf('1', 3, 1, MINUTE));
+    assert.equal(await h.reconcile('web'), undefined);
+    assert.deepEqual(h.client.writes(), []);
+    assert.deepEqual(h.eventSummary(), ['Warning InvalidSpec']);
+    assert.equal(progressing(h)?.reason, 'InvalidSpec');
+    assert.match(progressing(h)?.message ?? '', /spec\.template: nested more than 100 levels deep/);
+  });
+
   it('a set changed under it (409 on a scale) is waited for, not an error', async () => {
     const h = await setup(
       deployment({ replicas: 5 }, { [REVISION_ANNOTATION]: '1' }),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import { POD_TEMPLATE_HASH_MAX_LENGTH } from '../../../src/apis/index.ts';
 import { canonicalJson } from '../../../src/controllers/basicdeployment/logic/canonical-json.ts';
 import {
   computeTemplateHash,
@@ -33,6 +34,12 @@ describe('canonicalJson', () => {
       canonicalJson({ t: new Date(0), n: Number.NaN }),
       '{"n":null,"t":"1970-01-01T00:00:00.000Z"}',
     );
+  });
+  it('serializes objects nested as deep as the apiserver allows (10,000 levels) without a stack overflow', () => {
+    let nested: unknown = 'x';
+    for (let i = 0; i < 5000; i++) nested = { a: [nested] };
+    const json = canonicalJson(nested);
+    assert.equal(json, `${'{"a":['.repeat(5000)}"x"${']}'.repeat(5000)}`);
   });
   it('rejects values JSON cannot hold', () => {
     assert.throws(() => canonicalJson({ f: () => 1 }), TypeError);
@@ -101,6 +108,15 @@ describe('computeTemplateHash', () => {
   it('is a valid label value', () => {
     for (let count = 0; count < 50; count++) {
       assert.match(computeTemplateHash(template(), count), /^[bcdfghjklmnpqrstvwxz2456789]{1,10}$/);
+    }
+  });
+});
+
+describe('POD_TEMPLATE_HASH_MAX_LENGTH', () => {
+  it('is the length of the hash of the largest 32-bit value, which the deployment name rule relies on', () => {
+    assert.equal(safeEncodeString(String(2 ** 32 - 1)).length, POD_TEMPLATE_HASH_MAX_LENGTH);
+    for (const collisionCount of [undefined, 0, 1, 2 ** 31 - 1]) {
+      assert.ok(computeTemplateHash(template(), collisionCount).length <= POD_TEMPLATE_HASH_MAX_LENGTH);
     }
   });
 });

@@ -12,8 +12,11 @@ import {
   occurrenceProblems,
   randomEventSuffix,
   seriesPatch,
-  truncateNote,
 } from '../../../src/runtime/events/event-object.ts';
+import { firstUtf8Bytes } from '../../../src/runtime/text-limits.ts';
+
+/** The cut without a marker that buildEvent's cut builds on. */
+const truncateNote = (note: string): string => firstUtf8Bytes(note, NOTE_MAX_BYTES);
 
 const MachineType: ResourceType = {
   group: 'infra.basicoperator.dev',
@@ -172,6 +175,23 @@ describe('buildEvent', () => {
     assert.deepEqual(event.series, { count: 3, lastObservedTime: '2024-05-01T12:03:00.500000Z' });
     assert.equal(event.eventTime, '2024-05-01T12:00:00.000000Z');
     assert.equal(event.note?.length, NOTE_MAX_BYTES);
+  });
+
+  it('cuts a long note to 1 KiB of UTF-8, ending in how many bytes were cut', () => {
+    const note = `admission webhook denied the request: ${'€'.repeat(14_000)}`; // about 40 KiB
+    const event = buildEvent({ ...occurrence, note }, identity, {
+      count: 1,
+      firstObserved: first,
+      lastObserved: first,
+    });
+    const cut = event.note ?? '';
+    assert.ok(Buffer.byteLength(cut) <= NOTE_MAX_BYTES);
+    const kept = cut.slice(0, cut.indexOf('...'));
+    assert.ok(note.startsWith(kept));
+    assert.equal(
+      cut.slice(kept.length),
+      `... (${Buffer.byteLength(note) - Buffer.byteLength(kept)} more bytes)`,
+    );
   });
 
   it('puts events about cluster-scoped objects in default', () => {

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  boundedConditionMessage,
   type Condition,
   conditionProblems,
   findCondition,
   removeCondition,
   rfc3339,
   setCondition,
+  setStalled,
 } from '../../../src/runtime/write/conditions.ts';
 
 const T0 = new Date('2024-05-01T12:00:00.750Z');
@@ -124,6 +126,45 @@ describe('setCondition', () => {
     }
     assert.throws(() => setCondition([], { ...ready('True'), type: 'not valid!' }, T0), TypeError);
     assert.throws(() => setCondition([], { ...ready('True'), observedGeneration: -1 }, T0), TypeError);
+  });
+});
+
+describe('setCondition with a message longer than metav1.Condition allows', () => {
+  const long = `admission webhook "deny.example.com" denied the request: ${'x'.repeat(40 * 1024)}`;
+
+  it('cuts it to 32768 characters, saying how much was cut, so the status write is not refused', () => {
+    const [condition] = setCondition([], { ...ready('False', 'PodRefused', long) }, T0);
+    assert.ok(condition);
+    assert.equal([...condition.message].length, 32768);
+    assert.match(condition.message.slice(-40), /\.\.\. \(\d+ more characters\)$/);
+    assert.ok(long.startsWith(condition.message.slice(0, condition.message.indexOf('...'))));
+    assert.deepEqual(conditionProblems(condition), []);
+  });
+
+  it('cuts it the same way every time, so an unchanged condition is not written again', () => {
+    const first = setCondition([], { ...ready('False', 'PodRefused', long) }, T0);
+    assert.deepEqual(setCondition(first, { ...ready('False', 'PodRefused', long) }, T1), first);
+  });
+
+  it('cuts a Stalled message too', () => {
+    const [stalled] = setStalled([], { reason: 'PodFailed', message: long }, 2, T0);
+    assert.equal([...(stalled?.message ?? '')].length, 32768);
+  });
+
+  it('keeps a message of exactly 32768 characters whole, counting characters rather than UTF-16 units', () => {
+    const emoji = '😀'.repeat(32768);
+    assert.equal(setCondition([], { ...ready('False', 'X', emoji) }, T0)[0]?.message, emoji);
+  });
+});
+
+describe('boundedConditionMessage', () => {
+  it('is the cut setCondition applies, for status fields that repeat a condition message', () => {
+    const long = 'y'.repeat(50_000);
+    assert.equal(
+      boundedConditionMessage(long),
+      setCondition([], { ...ready('False', 'X', long) }, T0)[0]?.message,
+    );
+    assert.equal(boundedConditionMessage('short'), 'short');
   });
 });
 

@@ -4,6 +4,7 @@ import type { JsonSchemaProps } from '../../json-schema.ts';
 import { RULES } from '../../rules.ts';
 import {
   labelSelectorSchema,
+  MAX_DEPLOYMENT_LABELS,
   minReadySecondsSchema,
   podTemplateSchema,
   replicaCountSchema,
@@ -20,6 +21,7 @@ const intOrPercentSchema = (options: { description: string; maxPercent?: 100 }):
   description: options.description,
   minimum: 0,
   maximum: 2147483647,
+  maxLength: 10,
   pattern: options.maxPercent === 100 ? '^(100|[1-9]?[0-9])%$' : '^(0|[1-9][0-9]{0,8})%$',
   default: '25%',
 });
@@ -58,8 +60,8 @@ const specSchema: JsonSchemaProps = {
   required: ['selector', 'template'],
   properties: {
     replicas: replicasSpecSchema,
-    selector: labelSelectorSchema,
-    template: podTemplateSchema,
+    selector: labelSelectorSchema(MAX_DEPLOYMENT_LABELS),
+    template: podTemplateSchema(MAX_DEPLOYMENT_LABELS),
     strategy: strategySchema,
     minReadySeconds: minReadySecondsSchema,
     revisionHistoryLimit: {
@@ -117,4 +119,5 @@ export const basicDeploymentSchema: JsonSchemaProps = rootSchema({
   description: 'BasicDeployment rolls a pod template out through BasicReplicaSets.',
   spec: specSchema,
   status: statusSchema,
+  rules: [RULES.basicDeploymentNameLength],
 });

@@ -4,6 +4,7 @@ import type { JsonSchemaProps } from '../../json-schema.ts';
 import { RULES } from '../../rules.ts';
 import {
   labelSelectorSchema,
+  MAX_REPLICA_SET_LABELS,
   minReadySecondsSchema,
   podTemplateSchema,
   replicaCountSchema,
@@ -16,8 +17,8 @@ const specSchema: JsonSchemaProps = {
   required: ['selector', 'template'],
   properties: {
     replicas: replicasSpecSchema,
-    selector: labelSelectorSchema,
-    template: podTemplateSchema,
+    selector: labelSelectorSchema(MAX_REPLICA_SET_LABELS),
+    template: podTemplateSchema(MAX_REPLICA_SET_LABELS),
     minReadySeconds: minReadySecondsSchema,
   },
   'x-kubernetes-validations': [RULES.selectorMatchesTemplate],

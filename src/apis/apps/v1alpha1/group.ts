@@ -14,3 +14,11 @@ export const POD_TEMPLATE_HASH_LABEL = 'apps.basicoperator.dev/pod-template-hash
  */
 export const REPLICA_SET_POD_LABEL = 'apps.basicoperator.dev/replicaset-pod';
 export const REPLICA_SET_POD_VALUE = 'true';
+
+/** The longest pod-template-hash: a 32-bit hash in decimal, one safe character per digit. */
+export const POD_TEMPLATE_HASH_MAX_LENGTH = 10;
+/**
+ * The longest BasicDeployment name: its BasicReplicaSets are named `<name>-<pod-template-hash>`, and
+ * object names stop at 253 characters.
+ */
+export const MAX_BASIC_DEPLOYMENT_NAME = 253 - 1 - POD_TEMPLATE_HASH_MAX_LENGTH;

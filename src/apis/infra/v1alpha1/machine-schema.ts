@@ -1,7 +1,9 @@
 // The openAPIV3Schema of Machine.
 import {
+  argumentsSchema,
   conditionsSchema,
   dnsLabelSchema,
+  imageSchema,
   objectNameSchema,
   observedGenerationSchema,
   rootSchema,
@@ -77,9 +79,9 @@ export const infrastructureReferenceSchema: JsonSchemaProps = {
 
 /** image, command and args of the Machine's (or PodMachine's) single container. */
 export const containerFieldsSchema: Record<string, JsonSchemaProps> = {
-  image: { type: 'string', minLength: 1, description: 'Container image of the Machine pod.' },
-  command: { type: 'array', items: { type: 'string' } },
-  args: { type: 'array', items: { type: 'string' } },
+  image: { ...imageSchema, description: 'Container image of the Machine pod.' },
+  command: argumentsSchema,
+  args: argumentsSchema,
 };
 
 export const volumesSchema: JsonSchemaProps = {
@@ -143,9 +145,9 @@ export const volumeStatusesSchema: JsonSchemaProps = {
     type: 'object',
     required: ['name', 'claimName'],
     properties: {
-      name: { type: 'string' },
-      claimName: { type: 'string' },
-      phase: { type: 'string', description: "The claim's phase as last observed." },
+      name: { type: 'string', maxLength: 63 },
+      claimName: { type: 'string', maxLength: 253 },
+      phase: { type: 'string', maxLength: 64, description: "The claim's phase as last observed." },
     },
   },
   'x-kubernetes-list-type': 'map',

@@ -19,15 +19,28 @@ export interface StoreDelta<T> {
   deleted: T[];
 }
 
-// Walks without Object.values(): an array per object of every cached event was 2% of the operator's allocations.
+/** The objects deepFreeze has still to walk: one array for every call (it runs to the end at once). */
+const unfrozen: object[] = [];
+
+function pushUnfrozen(value: unknown): void {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) unfrozen.push(value);
+}
+
+// Walks with a stack of its own, not by recursion: the API server takes JSON nested 10,000 levels deep,
+// and a recursive walk overflows Node's stack at about 5,000, which would fail every watch event of
+// that object and stop the informer for every namespace. Without Object.values(): an array per object
+// of every cached event was 2% of the operator's allocations.
 function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  if (Array.isArray(value)) {
-    for (const child of value) deepFreeze(child);
-  } else {
-    const record = value as Record<string, unknown>;
-    for (const key in record) deepFreeze(record[key]);
+  unfrozen.length = 0;
+  pushUnfrozen(value);
+  for (let next = unfrozen.pop(); next !== undefined; next = unfrozen.pop()) {
+    Object.freeze(next);
+    if (Array.isArray(next)) {
+      for (const child of next) pushUnfrozen(child);
+    } else {
+      const record = next as Record<string, unknown>;
+      for (const key in record) pushUnfrozen(record[key]);
+    }
   }
   return value;
 }

@@ -349,7 +349,7 @@ describe('Machine controller on the infrastructure contract', () => {
     );
     assert.match(
       condition(refused, 'InfrastructureReady')?.message ?? '',
-      /Widget w8 has no controller and does not say this Machine may adopt it; whoever made it annotates it infra\.basicoperator\.dev\/adoptable-by=m8/,
+      /WidgetMachine w8 has no controller and does not say this Machine may adopt it; whoever made it annotates it infra\.basicoperator\.dev\/adoptable-by=m8/,
     );
     await waitForEvent(client, ns, 'Machine', 'm8', 'InfrastructureNotAdoptable');
     assert.equal((await getProvider(client, WIDGET, ns, 'w8'))?.metadata?.ownerReferences, undefined);

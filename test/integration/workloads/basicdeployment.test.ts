@@ -585,7 +585,7 @@ describe('BasicDeployment controller', () => {
   it('cuts a refusal longer than a condition takes, so the status still reaches the API server', async () => {
     // 256 variables whose names hold '=' (core/v1 refuses each, quoting the name): a refusal of
     // about 100,000 characters, three times what a condition message may hold.
-    const env = Array.from({ length: 256 }, (_, i) => ({ name: `${i}=${'x'.repeat(250)}`, value: 'v' }));
+    const env = Array.from({ length: 256 }, (_, i) => ({ name: `${i}=${'x'.repeat(240)}`, value: 'v' }));
     await client.create(
       BASIC_DEPLOYMENT,
       deployment(ns, 'long-refusal', {

@@ -29,7 +29,7 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { deleteIfPresent, ensureChild, getOrUndefined } from '../../runtime/write/children.ts';
-import { findCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { patchWithGuards } from '../../runtime/write/guarded-patch.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { adoptionPatch, adoptionRefusal } from './adoption.ts';
@@ -387,7 +387,7 @@ export class MachineReconciler implements Reconciler<Machine> {
       this.deps.events.normal(machine, {
         reason: status.phase,
         action: 'Reconcile',
-        note: findCondition(status.conditions, 'Ready')?.message ?? status.phase,
+        note: findCondition(status.conditions, READY)?.message ?? status.phase,
       });
     }
   }

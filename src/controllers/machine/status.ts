@@ -11,13 +11,13 @@ import type {
 import {
   type ConditionInput,
   isValidConditionReason,
+  READY,
   STALLED,
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
 import { WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
 
-export const READY = 'Ready';
 export const INFRASTRUCTURE_READY = 'InfrastructureReady';
 export const MACHINE_CONDITION_TYPES: readonly string[] = [INFRASTRUCTURE_READY, READY, STALLED];
 

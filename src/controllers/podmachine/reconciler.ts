@@ -27,7 +27,7 @@ import {
   getOrUndefined,
   releaseFinishedJobPods,
 } from '../../runtime/write/children.ts';
-import { findCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
 import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './children.ts';
@@ -59,7 +59,6 @@ import {
   computePodMachineStatus,
   type PodMachineObservations,
   type PodObservation,
-  READY,
   refusal,
   VOLUMES_READY,
   type VolumeObservation,

@@ -12,13 +12,13 @@ import type {
 import {
   boundedConditionMessage,
   type ConditionInput,
+  READY,
   STALLED,
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
 import type { RestoreState } from './restore.ts';
 
-export const READY = 'Ready';
 export const VOLUMES_READY = 'VolumesReady';
 const CONDITION_TYPES: readonly string[] = [READY, VOLUMES_READY, STALLED];
 

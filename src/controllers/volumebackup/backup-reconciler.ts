@@ -20,7 +20,7 @@ import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { podRefusal } from '../../runtime/write/admission.ts';
 import { ensureChild, getOrUndefined, releaseFinishedJobPods } from '../../runtime/write/children.ts';
-import { findCondition, setCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, READY, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import { mayReleaseClaim, RESTORABLE, restorableCondition } from './backup-claims.ts';
@@ -41,7 +41,6 @@ import {
   computeBackupStatus,
   copyRecorded,
   isTerminal,
-  READY,
   type RetryPolicy,
   stalledAfterTheFact,
   type VolumeProgress,

@@ -12,11 +12,11 @@ import {
   type VolumeCopyIdentity,
 } from '../../apis/index.ts';
 import { isBeingDeleted } from '../../runtime/client/object.ts';
-import { type ConditionInput, findCondition } from '../../runtime/write/conditions.ts';
+import { type ConditionInput, findCondition, READY } from '../../runtime/write/conditions.ts';
 import { hasFinalizer } from '../../runtime/write/finalizers.ts';
 import { RESTORABLE } from './backup-claims.ts';
 import { backupLabels, backupName, skipRequested } from './names.ts';
-import { READY, SKIPPED } from './progress.ts';
+import { SKIPPED } from './progress.ts';
 
 /**
  * The condition type this controller writes on Machines. The Machine controller owns the rest of

@@ -13,6 +13,7 @@ import { toMillis } from '../../runtime/time.ts';
 import {
   type ConditionInput,
   findCondition,
+  READY,
   rfc3339,
   STALLED,
   setCondition,
@@ -27,7 +28,6 @@ import {
   VOLUME_LABEL,
 } from './names.ts';
 
-export const READY = 'Ready';
 /** True once the Machine was let go without waiting for this backup (SKIP_BACKUP_ANNOTATION). */
 export const SKIPPED = 'Skipped';
 

@@ -72,7 +72,7 @@ export interface PodMachineDeps {
   backups: Informer<VolumeBackup>;
   events: ObjectEventRecorder<PodMachine>;
   /** Image of the restore Jobs (the manager's --backup-job-image). */
-  copyImage: string;
+  backupJobImage: string;
   /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
   restoreDeadlineSeconds: number;
   now?: () => Date;
@@ -331,7 +331,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const jobName = restoreJobName(podMachine, volume);
     const copy = {
       backupClaimName: state.backupClaimName,
-      image: this.deps.copyImage,
+      image: this.deps.backupJobImage,
       activeDeadlineSeconds: this.deps.restoreDeadlineSeconds,
       ...(state.manifest ? { expect: state.manifest } : {}),
     };

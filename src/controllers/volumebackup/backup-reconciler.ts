@@ -55,7 +55,7 @@ export interface VolumeBackupDeps {
   pods: Informer<CachedPod>;
   events: ObjectEventRecorder<VolumeBackup>;
   /** Image of the copy Jobs (the manager's --backup-job-image). */
-  copyImage: string;
+  backupJobImage: string;
   retry: RetryPolicy;
   /** How long a VolumeBackup may take from its startTime (see deadline.ts). */
   deadlineMs: number;
@@ -527,7 +527,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     deadlineSeconds: number,
     ctx: ReconcileContext<VolumeBackup>,
   ): Promise<string | { failed: string } | undefined> {
-    const copy = { image: this.deps.copyImage, sourceClaim: volume.claimName, attempt };
+    const copy = { image: this.deps.backupJobImage, sourceClaim: volume.claimName, attempt };
     // Root preserves owners; where Pod Security refuses a root pod, the copy runs as non-root.
     const rootTemplate = copyJobTemplate(backup, volume.name, { ...copy, privilege: { mode: 'root' } });
     const refusal = await podRefusal(

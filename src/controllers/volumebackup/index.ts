@@ -85,7 +85,7 @@ export function registerVolumeBackupJobsController(manager: Manager, options: Vo
         jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),
         pods: manager.cache.informerFor<CachedPod>(CoreTypes.Pod),
         events: manager.eventsFor(VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
-        copyImage: options.backupJobImage,
+        backupJobImage: options.backupJobImage,
         deadlineMs: options.volumeCopyDeadlineMs,
         retry: exponentialRetry(
           options.maxCopyAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -109,7 +109,7 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
         jobs: await c.informer<CachedJob>(CoreTypes.Job),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, CONTROLLER_NAME, POD_MACHINE),
-        copyImage: 'basic-operator:dev',
+        backupJobImage: 'basic-operator:dev',
         restoreDeadlineSeconds: 3600,
         now: () => NOW,
       }),

@@ -201,7 +201,7 @@ async function setup(b: VolumeBackup | undefined, ...seed: Array<(cluster: FakeC
         jobs: await c.informer<CachedJob>(CoreTypes.Job),
         pods: await c.informer<CachedPod>(CoreTypes.Pod),
         events: eventsFor(events, VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
-        copyImage: IMAGE,
+        backupJobImage: IMAGE,
         retry: exponentialRetry(3, 10_000),
         deadlineMs: HOUR,
       }),

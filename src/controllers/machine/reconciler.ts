@@ -38,7 +38,7 @@ import { desiredPodMachine } from './inline.ts';
 import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './reference.ts';
 import { type Resolution, resolveReference } from './resolve.ts';
 import {
-  computeMachineStatus,
+  computeStatus,
   INFRASTRUCTURE_READY,
   type Infrastructure,
   type MachineObservation,
@@ -364,7 +364,7 @@ export class MachineReconciler implements Reconciler<Machine> {
   /** Hands the status over; a Warning Event when InfrastructureReady turns to a problem, a Normal one on Running and Stopped. */
   private report(machine: Machine, obs: MachineObservation, ctx: ReconcileContext<Machine>): void {
     const before = machine.status;
-    const status = computeMachineStatus(before, obs, this.deps.now?.() ?? new Date());
+    const status = computeStatus(before, obs, this.deps.now?.() ?? new Date());
     ctx.status.write(machine, status);
     const previous = findCondition(before?.conditions, INFRASTRUCTURE_READY);
     const infrastructure = findCondition(status.conditions, INFRASTRUCTURE_READY);

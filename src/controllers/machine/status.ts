@@ -147,7 +147,7 @@ function readyVerdict(obs: MachineObservation, infrastructure: Verdict): Verdict
  * volumes and copyAs last copied are kept: they name the claims a backup copies after the provider
  * object is gone, and whom the copies run as.
  */
-export function computeMachineStatus(
+export function computeStatus(
   current: MachineStatus | undefined,
   obs: MachineObservation,
   now: Date,

@@ -56,7 +56,7 @@ import {
   restoreState,
 } from './restore.ts';
 import {
-  computePodMachineStatus,
+  computeStatus,
   type PodMachineObservations,
   type PodObservation,
   refusal,
@@ -635,7 +635,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   ): void {
     const now = this.deps.now?.() ?? new Date();
     const before = podMachine.status;
-    const status = computePodMachineStatus(before, obs, now);
+    const status = computeStatus(before, obs, now);
     ctx.status.write(podMachine, status);
     if (before?.phase !== status.phase) {
       ctx.log.info('podmachine phase changed', { from: before?.phase, to: status.phase });

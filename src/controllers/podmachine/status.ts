@@ -231,7 +231,7 @@ export function providerID(namespace: string, pod: string): string {
  * lastTransitionTime carried over from `current`). `providerID` is set once the pod exists and kept
  * from then on (it names the pod, so it does not change when the pod is recreated).
  */
-export function computePodMachineStatus(
+export function computeStatus(
   current: PodMachineStatus | undefined,
   obs: PodMachineObservations,
   now: Date,

@@ -32,10 +32,10 @@ import { deleteIfPresent, ensureChild, getOrUndefined } from '../../runtime/writ
 import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { patchWithGuards } from '../../runtime/write/guarded-patch.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { adoptionPatch, adoptionRefusal } from './adoption.ts';
-import { creationBlocked } from './gate.ts';
-import { desiredPodMachine } from './inline.ts';
-import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './reference.ts';
+import { adoptionPatch, adoptionRefusal } from './logic/adoption.ts';
+import { creationBlocked } from './logic/gate.ts';
+import { desiredPodMachine } from './logic/inline.ts';
+import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './logic/reference.ts';
 import { type Resolution, resolveReference } from './resolve.ts';
 import {
   computeStatus,

@@ -30,7 +30,17 @@ import {
 import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
-import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './children.ts';
+import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './logic/children.ts';
+import { observePod } from './logic/observe.ts';
+import {
+  failureRecord,
+  isRestored,
+  needsLiveRead,
+  outcomeRecorded,
+  type RestoreObservation,
+  type RestoreState,
+  restoreState,
+} from './logic/restore.ts';
 import {
   claimName,
   manifestValue,
@@ -44,17 +54,7 @@ import {
   restoredFromValue,
   restoreJobName,
 } from './names.ts';
-import { observePod } from './observe.ts';
 import { isInherited, reparent } from './reparent.ts';
-import {
-  failureRecord,
-  isRestored,
-  needsLiveRead,
-  outcomeRecorded,
-  type RestoreObservation,
-  type RestoreState,
-  restoreState,
-} from './restore.ts';
 import {
   computeStatus,
   type PodMachineObservations,

@@ -17,7 +17,7 @@ import {
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
-import type { RestoreState } from './restore.ts';
+import type { RestoreState } from './logic/restore.ts';
 
 export const VOLUMES_READY = 'VolumesReady';
 const CONDITION_TYPES: readonly string[] = [READY, VOLUMES_READY, STALLED];

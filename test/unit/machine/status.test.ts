@@ -151,11 +151,7 @@ describe('computeStatus', () => {
   });
 
   it("not ready: Ready says what the Machine waits for, with the provider's reason", () => {
-    const status = computeStatus(
-      undefined,
-      obs(provider({ reason: 'PodPending', message: 'pulling' })),
-      NOW,
-    );
+    const status = computeStatus(undefined, obs(provider({ reason: 'PodPending', message: 'pulling' })), NOW);
     assert.equal(status.ready, false);
     assert.deepEqual(
       [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
@@ -189,11 +185,7 @@ describe('computeStatus', () => {
       { kind: 'problem', reason: 'InfrastructureForbidden', message: 'no' },
       { kind: 'absent', message: 'the provider object is gone' },
     ] as const) {
-      const kept = computeStatus(
-        reported,
-        obs(gone, { deleting: { stopped: true, message: 'm' } }),
-        NOW,
-      );
+      const kept = computeStatus(reported, obs(gone, { deleting: { stopped: true, message: 'm' } }), NOW);
       assert.deepEqual(
         kept.copyAs,
         copyAs,
@@ -275,10 +267,7 @@ describe('kstatus Stalled', () => {
       { kind: 'blocked', message: 'm' } as const,
       { kind: 'problem', reason: 'InfrastructureNotFound', message: 'm' } as const,
     ]) {
-      assert.equal(
-        condition(computeStatus(undefined, obs(infrastructure), NOW), 'Stalled'),
-        undefined,
-      );
+      assert.equal(condition(computeStatus(undefined, obs(infrastructure), NOW), 'Stalled'), undefined);
     }
     const failed = computeStatus(
       undefined,

@@ -5,11 +5,9 @@ import { describe, it } from 'node:test';
 import { CONTROLLER_NAME as BASIC_DEPLOYMENT_CONTROLLER } from '../../../src/controllers/basicdeployment/index.ts';
 import { CONTROLLER_NAME as BASIC_REPLICA_SET_CONTROLLER } from '../../../src/controllers/basicreplicaset/index.ts';
 import { CONTROLLER_NAME as MACHINE_CONTROLLER } from '../../../src/controllers/machine/index.ts';
+import { CONTROLLER_NAME as MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/machinebackup/index.ts';
 import { CONTROLLER_NAME as POD_MACHINE_CONTROLLER } from '../../../src/controllers/podmachine/index.ts';
-import {
-  MACHINE_BACKUP_CONTROLLER,
-  VOLUME_BACKUP_CONTROLLER,
-} from '../../../src/controllers/volumebackup/index.ts';
+import { CONTROLLER_NAME as VOLUME_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
 import { CHART_DIR } from './manifests.ts';
 
 describe('values.schema.json', () => {

@@ -257,11 +257,7 @@ describe('computeStatus: the contract fields', () => {
     assert.equal(before.providerID, undefined);
     assert.deepEqual(before.addresses, []);
     const running = computeStatus(before, obs(), NOW);
-    const stopped = computeStatus(
-      running,
-      obs({ stopRequested: true, stopped: true, pod: noPod }),
-      NOW,
-    );
+    const stopped = computeStatus(running, obs({ stopRequested: true, stopped: true, pod: noPod }), NOW);
     assert.equal(stopped.providerID, 'pod://ns/web');
     assert.deepEqual(stopped.addresses, []);
   });

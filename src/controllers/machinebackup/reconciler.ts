@@ -14,8 +14,8 @@ import type { EventType, ObjectEventRecorder } from '../../runtime/events/index.
 import { createIfAbsent } from '../../runtime/write/children.ts';
 import { type ConditionInput, findCondition, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
-import { backupName } from './names.ts';
-import { MACHINE_BACKUP_CONDITION, type MachinePlan, planMachine } from './plan.ts';
+import { backupName } from '../shared/volume-backups.ts';
+import { MACHINE_BACKUP_CONDITION, type MachinePlan, planMachine } from './logic/plan.ts';
 
 export interface MachineBackupDeps {
   client: KubeClient;

@@ -1,17 +1,12 @@
 // Whether a VolumeBackup's claims still hold its bytes, and when their finalizer may go (pure).
 
-import { VOLUME_BACKUP, type VolumeBackup } from '../../apis/index.ts';
-import { controllerRefOf, isBeingDeleted } from '../../runtime/client/object.ts';
-import type { ConditionInput } from '../../runtime/write/conditions.ts';
-import { hasFinalizer } from '../../runtime/write/finalizers.ts';
-import type { CachedClaim } from './cached.ts';
-import { BACKUP_CLAIM_FINALIZER, backupClaimName } from './names.ts';
-
-/**
- * True while every backup claim of a Completed VolumeBackup exists, is Bound and is not being
- * deleted: what a restore needs. False names the first claim that is not.
- */
-export const RESTORABLE = 'Restorable';
+import { VOLUME_BACKUP, type VolumeBackup } from '../../../apis/index.ts';
+import { controllerRefOf, isBeingDeleted } from '../../../runtime/client/object.ts';
+import type { ConditionInput } from '../../../runtime/write/conditions.ts';
+import { hasFinalizer } from '../../../runtime/write/finalizers.ts';
+import { RESTORABLE } from '../../shared/volume-backups.ts';
+import type { CachedClaim } from '../cached.ts';
+import { BACKUP_CLAIM_FINALIZER, backupClaimName } from '../names.ts';
 
 /**
  * The Restorable condition of a Completed backup, given its claims by name (as the cache shows them).

@@ -1,4 +1,4 @@
-// What the VolumeBackup controller does about one Machine: its finalizer while the Machine lives,
+// What the machine-backup controller does about one Machine: its finalizer while the Machine lives,
 // and the backup between the deletion request and the Machine's release (pure).
 import {
   type BackupPolicy,
@@ -10,13 +10,12 @@ import {
   type VolumeBackup,
   type VolumeBackupReference,
   type VolumeCopyIdentity,
-} from '../../apis/index.ts';
-import { isBeingDeleted } from '../../runtime/client/object.ts';
-import { type ConditionInput, findCondition, READY } from '../../runtime/write/conditions.ts';
-import { hasFinalizer } from '../../runtime/write/finalizers.ts';
-import { RESTORABLE } from './backup-claims.ts';
-import { backupLabels, backupName, skipRequested } from './names.ts';
-import { SKIPPED } from './progress.ts';
+} from '../../../apis/index.ts';
+import { isBeingDeleted } from '../../../runtime/client/object.ts';
+import { type ConditionInput, findCondition, READY } from '../../../runtime/write/conditions.ts';
+import { hasFinalizer } from '../../../runtime/write/finalizers.ts';
+import { backupName, RESTORABLE, SKIPPED, skipRequested } from '../../shared/volume-backups.ts';
+import { backupLabels } from '../names.ts';
 
 /**
  * The condition type this controller writes on Machines. The Machine controller owns the rest of

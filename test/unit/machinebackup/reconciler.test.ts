@@ -13,13 +13,13 @@ import {
   type VolumeBackup,
   type VolumeBackupReference,
 } from '../../../src/apis/index.ts';
-import { MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
-import { MachineBackupReconciler } from '../../../src/controllers/volumebackup/machine-backup-reconciler.ts';
+import { CONTROLLER_NAME as MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/machinebackup/index.ts';
+import { MachineBackupReconciler } from '../../../src/controllers/machinebackup/reconciler.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';
 import type { Condition } from '../../../src/runtime/write/conditions.ts';
 import { FakeCluster } from '../../support/fake/cluster.ts';
 import { harness } from '../../support/fake/harness.ts';
-import { backup, machine, manifest, UID } from './fixtures.ts';
+import { backup, machine, manifest, UID } from '../volumebackup/fixtures.ts';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const OTHER_FINALIZER = 'example.com/hold';

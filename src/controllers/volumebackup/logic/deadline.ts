@@ -1,9 +1,9 @@
 // The VolumeBackup deadline: when a backup must have completed, the copy Jobs' own deadlines, and
 // what to say about a volume that did not make it (pure).
 
-import type { VolumeBackup } from '../../apis/index.ts';
-import { toMillis } from '../../runtime/client/kube-client.ts';
-import type { CachedJob, CachedPod } from './cached.ts';
+import type { VolumeBackup } from '../../../apis/index.ts';
+import { toMillis } from '../../../runtime/client/kube-client.ts';
+import type { CachedJob, CachedPod } from '../cached.ts';
 import type { VolumeProgress } from './progress.ts';
 
 /** When `backup` must have completed: its startTime (or `now`, before it has one) plus `deadlineMs`. */

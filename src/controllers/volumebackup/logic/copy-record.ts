@@ -9,9 +9,9 @@ import {
   jobOutcome,
   parseCopyReport,
   sameManifest,
-} from '../../apis/index.ts';
-import { toMillis } from '../../runtime/time.ts';
-import type { CachedJob, CachedPod } from './cached.ts';
+} from '../../../apis/index.ts';
+import { toMillis } from '../../../runtime/time.ts';
+import type { CachedJob, CachedPod } from '../cached.ts';
 import { copyRecorded } from './progress.ts';
 
 /** How long a finished Job's pod may take to show how it ended, before the copy counts as unproven. */

@@ -1,8 +1,8 @@
 // Whether the Machine controller may create or own a provider object for a Machine yet (pure).
-import { type Machine, VOLUME_BACKUP_FINALIZER } from '../../apis/index.ts';
-import { isBeingDeleted } from '../../runtime/client/object.ts';
+import { type Machine, VOLUME_BACKUP_FINALIZER } from '../../../apis/index.ts';
+import { isBeingDeleted } from '../../../runtime/client/object.ts';
 
-/** The reason while creation waits for the VolumeBackup controller's finalizer. */
+/** The reason while creation waits for the machine-backup controller's finalizer. */
 export const WAITING_FOR_BACKUP_FINALIZER = 'WaitingForBackupFinalizer';
 
 /**

@@ -6,8 +6,8 @@ import {
   copyAsFor,
   type MachinePlan,
   planMachine,
-} from '../../../src/controllers/volumebackup/plan.ts';
-import { backup, machine, manifest, UID } from './fixtures.ts';
+} from '../../../src/controllers/machinebackup/logic/plan.ts';
+import { backup, machine, manifest, UID } from '../volumebackup/fixtures.ts';
 
 const FINALIZER = 'infra.basicoperator.dev/volume-backup';
 const DELETED = '2025-01-01T00:00:00Z' as unknown as Date;

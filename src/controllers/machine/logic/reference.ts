@@ -1,6 +1,6 @@
 // Which provider object a Machine uses, and which Machines an object concerns (pure).
-import { type InfrastructureReference, type Machine, POD_MACHINE } from '../../apis/index.ts';
-import type { KubeObject } from '../../runtime/client/object.ts';
+import { type InfrastructureReference, type Machine, POD_MACHINE } from '../../../apis/index.ts';
+import type { KubeObject } from '../../../runtime/client/object.ts';
 
 /** The group of an `apiVersion` ("" for the core group). */
 export function groupOf(apiVersion: string | undefined): string {

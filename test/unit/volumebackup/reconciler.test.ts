@@ -17,16 +17,16 @@ import {
   type VolumeBackup,
   type VolumeBackupStatus,
 } from '../../../src/apis/index.ts';
-import { VolumeBackupReconciler } from '../../../src/controllers/volumebackup/backup-reconciler.ts';
 import type { CachedClaim, CachedJob, CachedPod } from '../../../src/controllers/volumebackup/cached.ts';
-import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/children.ts';
-import { VOLUME_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
+import { CONTROLLER_NAME as VOLUME_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
+import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/logic/children.ts';
+import { exponentialRetry } from '../../../src/controllers/volumebackup/logic/progress.ts';
 import {
   BACKUP_CLAIM_FINALIZER,
   COPY_FAILURE_ANNOTATION,
   COPY_REPORT_ANNOTATION,
 } from '../../../src/controllers/volumebackup/names.ts';
-import { exponentialRetry } from '../../../src/controllers/volumebackup/progress.ts';
+import { VolumeBackupReconciler } from '../../../src/controllers/volumebackup/reconciler.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -1102,8 +1102,9 @@ describe('VolumeBackupReconciler: backup claims stay while their VolumeBackup ex
   });
 
   it('the claims of an earlier VolumeBackup of the same name, being deleted, lose the finalizer, so the new one can start', async () => {
-    // A recorded backup deleted by hand is made again under the same name (plan.ts): the garbage
-    // collector deletes the earlier one's claims, which must go before the new claims can be made.
+    // A recorded backup deleted by hand is made again under the same name (machinebackup/logic/plan.ts):
+    // the garbage collector deletes the earlier one's claims, which must go before the new claims can
+    // be made.
     const earlier = { ...backup(), metadata: { ...backup().metadata, uid: 'vb-earlier' } };
     const h = await setup(backup(), (c) => {
       c.seed(CoreTypes.PersistentVolumeClaim, ...backupClaims(earlier));

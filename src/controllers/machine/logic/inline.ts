@@ -10,8 +10,8 @@ import {
   type Machine,
   POD_MACHINE,
   type PodMachine,
-} from '../../apis/index.ts';
-import { controllerReference } from '../../runtime/write/owner-refs.ts';
+} from '../../../apis/index.ts';
+import { controllerReference } from '../../../runtime/write/owner-refs.ts';
 
 /**
  * A PodMachine of the Machine's name and namespace, its spec the Machine's image, command, args,

@@ -12,9 +12,9 @@ import {
   type VolumeBackup,
   type VolumeManifest,
   type VolumeRestoreSource,
-} from '../../apis/index.ts';
-import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
-import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION, restoredFromValue } from './names.ts';
+} from '../../../apis/index.ts';
+import type { CachedClaim, CachedJob, CachedPod } from '../cached.ts';
+import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION, restoredFromValue } from '../names.ts';
 
 /** How much of a failed copy's last words a message carries (its end: the last lines say why). */
 const COPY_OUTPUT_MAX_CHARS = 1500;

@@ -23,29 +23,33 @@ import { ensureChild, getOrUndefined, releaseFinishedJobPods } from '../../runti
 import { findCondition, READY, setCondition } from '../../runtime/write/conditions.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/write/finalizers.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { mayReleaseClaim, RESTORABLE, restorableCondition } from './backup-claims.ts';
+import { RESTORABLE, skipRequested } from '../shared/volume-backups.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
-import { copyJobTemplate, desiredBackupClaim, desiredCopyJob } from './children.ts';
-import { copyRecord, describeReport } from './copy-record.ts';
-import { deadlineAt, deadlineMessage, describeJob, jobDeadlineSeconds, neverHadPods } from './deadline.ts';
+import { mayReleaseClaim, restorableCondition } from './logic/backup-claims.ts';
+import { copyJobTemplate, desiredBackupClaim, desiredCopyJob } from './logic/children.ts';
+import { copyRecord, describeReport } from './logic/copy-record.ts';
+import {
+  deadlineAt,
+  deadlineMessage,
+  describeJob,
+  jobDeadlineSeconds,
+  neverHadPods,
+} from './logic/deadline.ts';
+import {
+  attemptsByVolume,
+  copyRecorded,
+  type RetryPolicy,
+  type VolumeProgress,
+  volumeProgress,
+} from './logic/progress.ts';
 import {
   BACKUP_CLAIM_FINALIZER,
   backupClaimName,
   COPY_FAILURE_ANNOTATION,
   COPY_REPORT_ANNOTATION,
-  skipRequested,
   VOLUME_LABEL,
 } from './names.ts';
-import {
-  attemptsByVolume,
-  computeBackupStatus,
-  copyRecorded,
-  isTerminal,
-  type RetryPolicy,
-  stalledAfterTheFact,
-  type VolumeProgress,
-  volumeProgress,
-} from './progress.ts';
+import { computeStatus, isTerminal, stalledAfterTheFact } from './status.ts';
 
 export interface VolumeBackupDeps {
   client: KubeClient;
@@ -57,7 +61,7 @@ export interface VolumeBackupDeps {
   /** Image of the copy Jobs (the manager's --backup-job-image). */
   backupJobImage: string;
   retry: RetryPolicy;
-  /** How long a VolumeBackup may take from its startTime (see deadline.ts). */
+  /** How long a VolumeBackup may take from its startTime (see logic/deadline.ts). */
   deadlineMs: number;
   now?: () => Date;
 }
@@ -141,7 +145,7 @@ export class VolumeBackupReconciler implements Reconciler<VolumeBackup> {
     const { progress, created, retryInMs } = step;
 
     const before = backup.status?.phase;
-    const status = computeBackupStatus(
+    const status = computeStatus(
       backup,
       {
         progress,

@@ -7,12 +7,12 @@ import {
   type BasicReplicaSet,
   POD_TEMPLATE_HASH_LABEL,
   REVISION_ANNOTATION,
-} from '../../apis/index.ts';
-import { controllerReference } from '../../runtime/write/owner-refs.ts';
-import { parseRevision } from './logic/history.ts';
-import { type CreationOrdered, compareByCreation } from './logic/ordering.ts';
-import { templatesEqualIgnoringHash } from './logic/template-hash.ts';
-import type { DeploymentView, ReplicaSetView, ScaleAction } from './logic/types.ts';
+} from '../../../apis/index.ts';
+import { controllerReference } from '../../../runtime/write/owner-refs.ts';
+import { parseRevision } from './history.ts';
+import { type CreationOrdered, compareByCreation } from './ordering.ts';
+import { templatesEqualIgnoringHash } from './template-hash.ts';
+import type { DeploymentView, ReplicaSetView, ScaleAction } from './types.ts';
 
 /** Recorded on each set when it is scaled, for proportional scaling (upstream's desired-/max-replicas). */
 export const DESIRED_REPLICAS_ANNOTATION = `${APPS_GROUP}/desired-replicas`;

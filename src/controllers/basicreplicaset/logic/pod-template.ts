@@ -4,8 +4,8 @@ import {
   type BasicReplicaSet,
   REPLICA_SET_POD_LABEL,
   REPLICA_SET_POD_VALUE,
-} from '../../apis/index.ts';
-import { controllerReference } from '../../runtime/write/owner-refs.ts';
+} from '../../../apis/index.ts';
+import { controllerReference } from '../../../runtime/write/owner-refs.ts';
 
 /**
  * A new pod for `rs`, owned by it: the template's labels exactly as written (as apps/v1 copies them)

@@ -2,10 +2,10 @@
 // (pure). A name in spec.infrastructureRef is no proof that the object is the Machine's user's: the
 // object must say which Machine may adopt it (ADOPTABLE_BY_ANNOTATION, written by someone who may
 // write the object), and the grant is used up by the adoption.
-import { ADOPTABLE_BY_ANNOTATION, MACHINE, type Machine } from '../../apis/index.ts';
-import type { KubeObject } from '../../runtime/client/object.ts';
-import type { JsonPatch } from '../../runtime/write/guarded-patch.ts';
-import { adoptPatch } from '../../runtime/write/owner-refs.ts';
+import { ADOPTABLE_BY_ANNOTATION, MACHINE, type Machine } from '../../../apis/index.ts';
+import type { KubeObject } from '../../../runtime/client/object.ts';
+import type { JsonPatch } from '../../../runtime/write/guarded-patch.ts';
+import { adoptPatch } from '../../../runtime/write/owner-refs.ts';
 import { describeRef } from './reference.ts';
 
 /** Why `machine` may not adopt `obj` (an object without a controller); undefined when it may. */

@@ -5,9 +5,9 @@ import {
   VOLUME_BACKUP,
   type VolumeBackup,
   volumeCopyPodTemplate,
-} from '../../apis/index.ts';
-import { controllerReference } from '../../runtime/write/owner-refs.ts';
-import type { CachedClaim } from './cached.ts';
+} from '../../../apis/index.ts';
+import { controllerReference } from '../../../runtime/write/owner-refs.ts';
+import type { CachedClaim } from '../cached.ts';
 import {
   ATTEMPT_LABEL,
   BACKUP_CLAIM_FINALIZER,
@@ -15,7 +15,7 @@ import {
   childLabels,
   copyJobName,
   ROLE_LABEL,
-} from './names.ts';
+} from '../names.ts';
 
 /** Used when the source claim does not say how big it is (it always does once admitted). */
 export const FALLBACK_SIZE = '1Gi';

@@ -1,12 +1,12 @@
 // Reading the PodMachine's pod into the plain observation status.ts works from (pure).
 import type { V1Probe } from '@kubernetes/client-node';
-import type { InfrastructureAddress, PodMachine } from '../../apis/index.ts';
-import { isBeingDeleted } from '../../runtime/client/object.ts';
-import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import type { CachedPod } from './cached.ts';
+import type { InfrastructureAddress, PodMachine } from '../../../apis/index.ts';
+import { isBeingDeleted } from '../../../runtime/client/object.ts';
+import { isControlledBy } from '../../../runtime/write/owner-refs.ts';
+import type { CachedPod } from '../cached.ts';
+import { podName } from '../names.ts';
+import type { PodObservation } from '../status.ts';
 import { MACHINE_CONTAINER } from './children.ts';
-import { podName } from './names.ts';
-import type { PodObservation } from './status.ts';
 
 /** Why a pod ended, from its status and its container's last state. */
 export function podFailure(pod: CachedPod): string {

@@ -10,9 +10,9 @@ import {
   type PodMachine,
   type VolumeManifest,
   volumeCopyPodTemplate,
-} from '../../apis/index.ts';
-import { controllerReference } from '../../runtime/write/owner-refs.ts';
-import { claimName, podMachineLabels, podName, ROLE_LABEL, restoreJobName, volumeLabels } from './names.ts';
+} from '../../../apis/index.ts';
+import { controllerReference } from '../../../runtime/write/owner-refs.ts';
+import { claimName, podMachineLabels, podName, ROLE_LABEL, restoreJobName, volumeLabels } from '../names.ts';
 
 /** The container of the pod. */
 export const MACHINE_CONTAINER = 'machine';

@@ -4,8 +4,10 @@
 // image builders (e2e/providers) and the contract kit users run (e2e/contract) import nothing else of
 // it, the helpers the suites, tests and benchmark share (e2e/support) build on the providers only,
 // and the suites (e2e/suites) use all of them (docs/e2e.md#layout). The benchmark imports no test and
-// no suite.
+// no suite. A controller folder (src/controllers/<name>/) imports no other controller's folder: what
+// two controllers share sits in src/controllers/shared/ or src/apis (docs/runtime.md).
 //   node scripts/check-imports.ts
+import { readdirSync } from 'node:fs';
 import { parseCircular, parseDependencyTree, shortenTree } from 'dpdm';
 
 const FOLDERS = ['src', 'test', 'e2e', 'bench', 'scripts', 'examples'];
@@ -21,7 +23,23 @@ const RULES: { from: string; not: string[]; but?: string[] }[] = [
   { from: 'e2e/support/', not: ['e2e/'], but: ['e2e/support/', 'e2e/providers/'] },
   { from: 'bench/', not: ['test/', 'scripts/', 'e2e/suites/'] },
   { from: 'src/', not: ['test/', 'e2e/', 'bench/', 'scripts/', 'examples/'] },
+  ...controllerFolderRules(),
 ];
+
+/**
+ * Of src/controllers, a controller's folder imports only itself, shared/, and the declaration type
+ * and flags every controller is given; shared/ imports only itself.
+ */
+function controllerFolderRules(): { from: string; not: string[]; but: string[] }[] {
+  const root = 'src/controllers/';
+  const folders = readdirSync(root, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const shared = `${root}shared/`;
+  return folders.map(({ name }) => {
+    const folder = `${root}${name}/`;
+    const but = folder === shared ? [shared] : [folder, shared, `${root}declaration.ts`, `${root}flags.ts`];
+    return { from: folder, not: [root], but };
+  });
+}
 
 const cwd = process.cwd();
 const tree = shortenTree(

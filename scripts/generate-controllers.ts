@@ -26,6 +26,17 @@ export const CLI_KINDS_FILE = 'src/cli/kubectl-basic/root-kinds.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
+/**
+ * What the files follow from besides the declarations: the CRDs of src/apis (the kinds users manage)
+ * and what src/apis exports (the CLI imports each kind's resource by its exported name).
+ */
+export interface ApiSources {
+  readonly crds: readonly CustomResourceDefinition[];
+  readonly exports: Readonly<Record<string, unknown>>;
+}
+
+const OPERATOR_APIS: ApiSources = { crds: CUSTOM_RESOURCE_DEFINITIONS, exports: apis };
+
 /** Verbs in the order Kubernetes lists them; others follow, alphabetically. */
 const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -258,14 +269,14 @@ function tsList(open: string, items: readonly string[], close: string, separator
 }
 
 /** The name src/apis exports `resource` under. */
-function exportNameOf(resource: ResourceType): string {
-  const found = Object.entries(apis).find(([, value]) => value === resource);
+function exportNameOf(resource: ResourceType, exports: ApiSources['exports']): string {
+  const found = Object.entries(exports).find(([, value]) => value === resource);
   if (!found) throw new Error(`${resource.kind}: not a resource exported by src/apis/index.ts`);
   return found[0];
 }
 
-function cliKindsTs(kinds: ReturnType<typeof operatorKinds>): string {
-  const names = kinds.map((k) => exportNameOf(k.resource));
+function cliKindsTs(kinds: ReturnType<typeof operatorKinds>, exports: ApiSources['exports']): string {
+  const names = kinds.map((k) => exportNameOf(k.resource, exports));
   const literals = kinds.map((k) => `'${k.resource.kind}'`);
   const union =
     `export type RootKind = ${literals.join(' | ')};`.length <= MAX_TS_LINE
@@ -281,16 +292,20 @@ ${tsList('export const ROOT_RESOURCES = [', names, '] as const;')}
 `;
 }
 
-/** Every generated file, keyed by its path relative to the repository root. */
+/**
+ * Every generated file, keyed by its path relative to the repository root: of the operator's
+ * controllers and src/apis unless told otherwise (a test adds a controller and its kind).
+ */
 export function renderControllerFiles(
   controllers: readonly ControllerDeclaration[] = CONTROLLERS,
+  api: ApiSources = OPERATOR_APIS,
 ): Record<string, string> {
-  const kinds = operatorKinds(controllers);
+  const kinds = operatorKinds(controllers, api.crds);
   return {
     [ROLE_FILE]: roleYaml(controllers),
     [AGGREGATE_ROLES_FILE]: aggregateRolesYaml(kinds),
     [CHART_RULES_FILE]: chartRulesTpl(controllers, kinds),
-    [CLI_KINDS_FILE]: cliKindsTs(kinds),
+    [CLI_KINDS_FILE]: cliKindsTs(kinds, api.exports),
   };
 }
 

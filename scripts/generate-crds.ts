@@ -30,17 +30,22 @@ function toYaml(value: unknown): string {
   return HEADER + dump(value, { noRefs: true, lineWidth: -1 });
 }
 
-/** Every generated file, keyed by its path relative to the repository root. */
-export function renderCrdFiles(): Record<string, string> {
+/**
+ * Every generated file, keyed by its path relative to the repository root: of src/apis's CRDs
+ * unless told otherwise (a test adds a kind).
+ */
+export function renderCrdFiles(
+  crds: readonly CustomResourceDefinition[] = CUSTOM_RESOURCE_DEFINITIONS,
+): Record<string, string> {
   const files: Record<string, string> = {};
-  for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+  for (const crd of crds) {
     const content = toYaml(crd);
     for (const dir of CRD_DIRS) files[`${dir}/${crdFileName(crd)}`] = content;
   }
   files[`${KUSTOMIZE_DIR}/kustomization.yaml`] = toYaml({
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
-    resources: CUSTOM_RESOURCE_DEFINITIONS.map((crd) => `${KUSTOMIZE_BASES}/${crdFileName(crd)}`),
+    resources: crds.map((crd) => `${KUSTOMIZE_BASES}/${crdFileName(crd)}`),
   });
   return files;
 }

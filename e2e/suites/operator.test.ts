@@ -17,11 +17,9 @@ import {
 import { CONTROLLER_NAME as BASIC_DEPLOYMENT_CONTROLLER } from '../../src/controllers/basicdeployment/index.ts';
 import { CONTROLLER_NAME as BASIC_REPLICA_SET_CONTROLLER } from '../../src/controllers/basicreplicaset/index.ts';
 import { CONTROLLER_NAME as MACHINE_CONTROLLER } from '../../src/controllers/machine/index.ts';
+import { CONTROLLER_NAME as MACHINE_BACKUP_CONTROLLER } from '../../src/controllers/machinebackup/index.ts';
 import { CONTROLLER_NAME as POD_MACHINE_CONTROLLER } from '../../src/controllers/podmachine/index.ts';
-import {
-  MACHINE_BACKUP_CONTROLLER,
-  VOLUME_BACKUP_CONTROLLER,
-} from '../../src/controllers/volumebackup/index.ts';
+import { CONTROLLER_NAME as VOLUME_BACKUP_CONTROLLER } from '../../src/controllers/volumebackup/index.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
 import { find, parseMetrics } from '../support/prometheus-text.ts';

@@ -9,8 +9,9 @@ import { cacheTransforms, mergedCacheShapes } from './cache-transforms.ts';
 import type { ControllerDeclaration } from './declaration.ts';
 import type { OperatorOptions } from './flags.ts';
 import { machineDeclaration } from './machine/declaration.ts';
+import { machineBackupDeclaration } from './machinebackup/declaration.ts';
 import { podMachineDeclaration } from './podmachine/declaration.ts';
-import { machineBackupDeclaration, volumeBackupDeclaration } from './volumebackup/declaration.ts';
+import { volumeBackupDeclaration } from './volumebackup/declaration.ts';
 
 const MANAGED_BY_SELECTOR = `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`;
 

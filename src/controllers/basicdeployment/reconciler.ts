@@ -23,9 +23,6 @@ import { progressDeadlineRequeue, requeueFor } from './logic/progress.ts';
 import { isScalingEvent, planProportionalScale } from './logic/proportional-scale.ts';
 import { planRecreate } from './logic/recreate.ts';
 import { recordedReplicaValues } from './logic/replica-counts.ts';
-import { newReplicaSetReplicas, planRollingUpdate } from './logic/rolling-update.ts';
-import { computeTemplateHash } from './logic/template-hash.ts';
-import type { ScaleAction } from './logic/types.ts';
 import {
   deploymentView,
   findNewSet,
@@ -35,7 +32,10 @@ import {
   revisionOf,
   scaledSet,
   setView,
-} from './replica-sets.ts';
+} from './logic/replica-sets.ts';
+import { newReplicaSetReplicas, planRollingUpdate } from './logic/rolling-update.ts';
+import { computeTemplateHash } from './logic/template-hash.ts';
+import type { ScaleAction } from './logic/types.ts';
 import type { RevisionWriter } from './revision-writer.ts';
 import { computeStatus, type RolloutFacts } from './status.ts';
 

@@ -10,7 +10,7 @@ import {
   hasProgressDeadline,
   ProgressReason,
 } from './logic/progress.ts';
-import { deploymentView } from './replica-sets.ts';
+import { deploymentView } from './logic/replica-sets.ts';
 
 export interface RolloutFacts {
   newSet: BasicReplicaSet | undefined;

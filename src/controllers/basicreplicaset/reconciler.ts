@@ -21,11 +21,11 @@ import { countsAs, planClaims } from './logic/claim.ts';
 import type { ClaimedArrivals } from './logic/claimed-arrivals.ts';
 import { podsToDeleteInOrder } from './logic/deletion-order.ts';
 import type { Departures } from './logic/departures.ts';
+import { podForReplicaSet } from './logic/pod-template.ts';
 import { indirectlyRelatedPods } from './logic/related-pods.ts';
 import { nextAvailabilityCheckIn } from './logic/replica-status.ts';
 import { planReplicaChange, runSlowStart } from './logic/slow-start.ts';
 import { adoptPod, markPod, releasePod } from './pod-claims.ts';
-import { podForReplicaSet } from './pod-template.ts';
 import { computeStatus, type ReplicaFailure } from './status.ts';
 
 export interface BasicReplicaSetDeps {

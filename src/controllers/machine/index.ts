@@ -14,8 +14,9 @@ const finalizersOf = (obj: KubeObject): string => JSON.stringify(obj.metadata?.f
 
 /**
  * Machine updates worth a reconcile: a spec change (generation), the start of deletion, or a change
- * of finalizers (creation waits for the backup finalizer, see gate.ts; deletion waits for every other
- * finalizer to go). Status writes (its own, and the VolumeBackup controller's condition) are ignored.
+ * of finalizers (creation waits for the backup finalizer, see logic/gate.ts; deletion waits for
+ * every other finalizer to go). Status writes (its own, and the machine-backup controller's
+ * condition) are ignored.
  */
 export const machineChanged: Predicate = {
   update: (oldObj, newObj) =>
@@ -40,7 +41,7 @@ export function registerMachineController(manager: Manager): void {
   const controller = manager
     .controller(CONTROLLER_NAME)
     .for(MACHINE, machineChanged)
-    // The VolumeBackup controller sets a condition of its own in this status: each owns its fields.
+    // The machine-backup controller sets a condition of its own in this status: each owns its fields.
     .status({ strategy: 'apply' })
     .watches(crds, crdRequests(machines, discovery))
     .complete(

@@ -29,16 +29,16 @@ import type { ReconcileContext, Reconciler, Request, Result } from '../../runtim
 import type { ObjectEventRecorder } from '../../runtime/events/index.ts';
 import { errorMessage } from '../../runtime/log.ts';
 import { deleteIfPresent, ensureChild, getOrUndefined } from '../../runtime/write/children.ts';
-import { findCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { patchWithGuards } from '../../runtime/write/guarded-patch.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
-import { adoptionPatch, adoptionRefusal } from './adoption.ts';
-import { creationBlocked } from './gate.ts';
-import { desiredPodMachine } from './inline.ts';
-import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './reference.ts';
+import { adoptionPatch, adoptionRefusal } from './logic/adoption.ts';
+import { creationBlocked } from './logic/gate.ts';
+import { desiredPodMachine } from './logic/inline.ts';
+import { crossNamespaceProblem, describeRef, infrastructureRefOf, isInline } from './logic/reference.ts';
 import { type Resolution, resolveReference } from './resolve.ts';
 import {
-  computeMachineStatus,
+  computeStatus,
   INFRASTRUCTURE_READY,
   type Infrastructure,
   type MachineObservation,
@@ -364,7 +364,7 @@ export class MachineReconciler implements Reconciler<Machine> {
   /** Hands the status over; a Warning Event when InfrastructureReady turns to a problem, a Normal one on Running and Stopped. */
   private report(machine: Machine, obs: MachineObservation, ctx: ReconcileContext<Machine>): void {
     const before = machine.status;
-    const status = computeMachineStatus(before, obs, this.deps.now?.() ?? new Date());
+    const status = computeStatus(before, obs, this.deps.now?.() ?? new Date());
     ctx.status.write(machine, status);
     const previous = findCondition(before?.conditions, INFRASTRUCTURE_READY);
     const infrastructure = findCondition(status.conditions, INFRASTRUCTURE_READY);
@@ -387,7 +387,7 @@ export class MachineReconciler implements Reconciler<Machine> {
       this.deps.events.normal(machine, {
         reason: status.phase,
         action: 'Reconcile',
-        note: findCondition(status.conditions, 'Ready')?.message ?? status.phase,
+        note: findCondition(status.conditions, READY)?.message ?? status.phase,
       });
     }
   }

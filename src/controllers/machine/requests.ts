@@ -5,8 +5,8 @@ import type { ResourceDiscovery } from '../../runtime/client/discovery.ts';
 import { controllerRefOf, type KubeObject } from '../../runtime/client/object.ts';
 import type { Request } from '../../runtime/controller/reconciler.ts';
 import type { MapFunc } from '../../runtime/controller/watch.ts';
-import { creationBlocked } from './gate.ts';
-import { groupOf, infrastructureRefOf, refersTo } from './reference.ts';
+import { creationBlocked } from './logic/gate.ts';
+import { groupOf, infrastructureRefOf, refersTo } from './logic/reference.ts';
 
 const requestFor = (machine: Machine): Request => ({
   namespace: machine.metadata.namespace ?? '',
@@ -36,7 +36,7 @@ export function providerRequests(machines: Informer<Machine>): MapFunc<KubeObjec
  * A CustomResourceDefinition `<plural>.<group>` that appears, changes (its contract label, its
  * Established condition) or goes concerns every Machine referencing a kind of that group: of that
  * plural, when discovery already told which plural the kind has. Not a Machine that waits for the
- * backup finalizer (gate.ts): it reads nothing of its provider's kind yet, and the finalizer's
+ * backup finalizer (logic/gate.ts): it reads nothing of its provider's kind yet, and the finalizer's
  * arrival wakes it.
  */
 export function crdRequests(machines: Informer<Machine>, discovery: ResourceDiscovery): MapFunc<KubeObject> {

@@ -1,7 +1,7 @@
 // The Machine's status, computed from what the controller found out about its provider object
 // (pure). The Machine controller owns `status` but shares `conditions`: it sends only the types in
 // MACHINE_CONDITION_TYPES, and the runtime applies them as its own fields, leaving every other entry
-// (the VolumeBackup controller's `VolumeBackup` condition) to its owner.
+// (the machine-backup controller's `VolumeBackup` condition) to its owner.
 import type {
   InfrastructureReference,
   InfrastructureView,
@@ -11,13 +11,13 @@ import type {
 import {
   type ConditionInput,
   isValidConditionReason,
+  READY,
   STALLED,
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
-import { WAITING_FOR_BACKUP_FINALIZER } from './gate.ts';
+import { WAITING_FOR_BACKUP_FINALIZER } from './logic/gate.ts';
 
-export const READY = 'Ready';
 export const INFRASTRUCTURE_READY = 'InfrastructureReady';
 export const MACHINE_CONDITION_TYPES: readonly string[] = [INFRASTRUCTURE_READY, READY, STALLED];
 
@@ -49,7 +49,7 @@ export const WARNING_REASONS: ReadonlySet<string> = new Set<string>([
 
 /** What a reconcile found out about the Machine's provider object. */
 export type Infrastructure =
-  /** Creation waits for the VolumeBackup controller's finalizer (gate.ts). */
+  /** Creation waits for the machine-backup controller's finalizer (logic/gate.ts). */
   | { kind: 'blocked'; message: string }
   | { kind: 'problem'; reason: ProblemReason; message: string }
   /** The provider object, read through the contract; `name` is how messages name it ("PodMachine web"). */
@@ -147,7 +147,7 @@ function readyVerdict(obs: MachineObservation, infrastructure: Verdict): Verdict
  * volumes and copyAs last copied are kept: they name the claims a backup copies after the provider
  * object is gone, and whom the copies run as.
  */
-export function computeMachineStatus(
+export function computeStatus(
   current: MachineStatus | undefined,
   obs: MachineObservation,
   now: Date,

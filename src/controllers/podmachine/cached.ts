@@ -5,8 +5,9 @@ import { type Kept, OBJECT_FIELDS, type Shape } from '../../runtime/cache/keep-f
 import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION } from './names.ts';
 
 /**
- * What it reads of its pod and its restore Jobs' pods (observe.ts, restore.ts) that a pod has only
- * when it failed, waits or ended: kept of every cached pod, where it costs only the pods that have it.
+ * What it reads of its pod and its restore Jobs' pods (logic/observe.ts, logic/restore.ts) that a
+ * pod has only when it failed, waits or ended: kept of every cached pod, where it costs only the
+ * pods that have it.
  */
 export const POD_READS = {
   ...OBJECT_FIELDS,
@@ -20,7 +21,7 @@ export const POD_READS = {
     containerStatuses: {
       name: 'shared',
       restartCount: true,
-      // Why the container waits or ended (observe.ts); a copy pod's report (restore.ts).
+      // Why the container waits or ended (logic/observe.ts); a copy pod's report (logic/restore.ts).
       state: {
         waiting: { reason: 'shared', message: 'shared' },
         terminated: { exitCode: true, reason: 'shared', message: true },
@@ -33,7 +34,7 @@ export const POD_READS = {
 /**
  * What it reads of the pods it makes (they carry POD_MACHINE_LABEL): POD_READS, and what every
  * running pod has, kept of those pods only: its IPs (the PodMachine's addresses), and whether its
- * container has started and is ready, which says which probe keeps it from Ready (observe.ts).
+ * container has started and is ready, which says which probe keeps it from Ready (logic/observe.ts).
  */
 export const OWN_POD_READS = {
   ...POD_READS,
@@ -46,7 +47,7 @@ export const OWN_POD_READS = {
 
 export const CLAIM_READS = {
   ...OBJECT_FIELDS,
-  // A restored claim is marked, a failed restore recorded (restore.ts).
+  // A restored claim is marked, a failed restore recorded (logic/restore.ts).
   metadata: {
     ...OBJECT_FIELDS.metadata,
     annotations: { [RESTORED_FROM_ANNOTATION]: true, [RESTORE_FAILURE_ANNOTATION]: true },

@@ -66,7 +66,7 @@ export function registerPodMachineController(manager: Manager, options: PodMachi
         jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),
         backups: manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP),
         events: manager.eventsFor(CONTROLLER_NAME, POD_MACHINE),
-        copyImage: options.backupJobImage,
+        backupJobImage: options.backupJobImage,
         restoreDeadlineSeconds: Math.ceil(options.volumeCopyDeadlineMs / 1000),
       }),
     );

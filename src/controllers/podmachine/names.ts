@@ -2,7 +2,6 @@
 // create idempotent: a second attempt (after a restart, or before the cache caught up) gets
 // AlreadyExists instead of a duplicate. An inline Machine's PodMachine has the Machine's name, so
 // its claims and pod have the names the Machine controller gave them before PodMachines existed.
-import { createHash } from 'node:crypto';
 import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
@@ -10,6 +9,7 @@ import {
   type PodMachine,
   type VolumeManifest,
 } from '../../apis/index.ts';
+import { boundedName, MAX_LABEL_VALUE, MAX_OBJECT_NAME } from '../shared/names.ts';
 
 /** On every object the controller creates: the PodMachine it belongs to (bounded to a label value). */
 export const POD_MACHINE_LABEL = 'infra.basicoperator.dev/podmachine';
@@ -33,21 +33,6 @@ export const RESTORED_MANIFEST_ANNOTATION = 'infra.basicoperator.dev/restored-ma
  * the pod. Only the Job of that uid is judged by it: a new Job (the old one deleted) starts afresh.
  */
 export const RESTORE_FAILURE_ANNOTATION = 'infra.basicoperator.dev/restore-failure';
-
-/** DNS subdomain names (pods, claims) may be 253 characters; label values and Job names 63. */
-const MAX_OBJECT_NAME = 253;
-const MAX_LABEL_VALUE = 63;
-
-/**
- * `base` if it fits in `max` characters; otherwise a prefix of it plus `-` and 8 hex digits of its
- * hash, so long names stay unique and valid (no trailing `-` or `.` before the suffix).
- */
-export function boundedName(base: string, max: number): string {
-  if (base.length <= max) return base;
-  const hash = createHash('sha256').update(base).digest('hex').slice(0, 8);
-  const prefix = base.slice(0, max - hash.length - 1).replace(/[-.]+$/, '');
-  return `${prefix}-${hash}`;
-}
 
 /** The single pod has the PodMachine's name. */
 export function podName(podMachine: PodMachine): string {

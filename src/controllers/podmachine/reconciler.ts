@@ -27,10 +27,20 @@ import {
   getOrUndefined,
   releaseFinishedJobPods,
 } from '../../runtime/write/children.ts';
-import { findCondition } from '../../runtime/write/conditions.ts';
+import { findCondition, READY } from '../../runtime/write/conditions.ts';
 import { isControlledBy } from '../../runtime/write/owner-refs.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
-import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './children.ts';
+import { desiredClaim, desiredPod, desiredRestoreJob, restoreProbePod, volumes } from './logic/children.ts';
+import { observePod } from './logic/observe.ts';
+import {
+  failureRecord,
+  isRestored,
+  needsLiveRead,
+  outcomeRecorded,
+  type RestoreObservation,
+  type RestoreState,
+  restoreState,
+} from './logic/restore.ts';
 import {
   claimName,
   manifestValue,
@@ -44,22 +54,11 @@ import {
   restoredFromValue,
   restoreJobName,
 } from './names.ts';
-import { observePod } from './observe.ts';
 import { isInherited, reparent } from './reparent.ts';
 import {
-  failureRecord,
-  isRestored,
-  needsLiveRead,
-  outcomeRecorded,
-  type RestoreObservation,
-  type RestoreState,
-  restoreState,
-} from './restore.ts';
-import {
-  computePodMachineStatus,
+  computeStatus,
   type PodMachineObservations,
   type PodObservation,
-  READY,
   refusal,
   VOLUMES_READY,
   type VolumeObservation,
@@ -73,7 +72,7 @@ export interface PodMachineDeps {
   backups: Informer<VolumeBackup>;
   events: ObjectEventRecorder<PodMachine>;
   /** Image of the restore Jobs (the manager's --backup-job-image). */
-  copyImage: string;
+  backupJobImage: string;
   /** activeDeadlineSeconds of restore Jobs (the manager's --volume-copy-deadline). */
   restoreDeadlineSeconds: number;
   now?: () => Date;
@@ -332,7 +331,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
     const jobName = restoreJobName(podMachine, volume);
     const copy = {
       backupClaimName: state.backupClaimName,
-      image: this.deps.copyImage,
+      image: this.deps.backupJobImage,
       activeDeadlineSeconds: this.deps.restoreDeadlineSeconds,
       ...(state.manifest ? { expect: state.manifest } : {}),
     };
@@ -636,7 +635,7 @@ export class PodMachineReconciler implements Reconciler<PodMachine> {
   ): void {
     const now = this.deps.now?.() ?? new Date();
     const before = podMachine.status;
-    const status = computePodMachineStatus(before, obs, now);
+    const status = computeStatus(before, obs, now);
     ctx.status.write(podMachine, status);
     if (before?.phase !== status.phase) {
       ctx.log.info('podmachine phase changed', { from: before?.phase, to: status.phase });

@@ -12,13 +12,13 @@ import type {
 import {
   boundedConditionMessage,
   type ConditionInput,
+  READY,
   STALLED,
   setCondition,
   setStalled,
 } from '../../runtime/write/conditions.ts';
-import type { RestoreState } from './restore.ts';
+import type { RestoreState } from './logic/restore.ts';
 
-export const READY = 'Ready';
 export const VOLUMES_READY = 'VolumesReady';
 const CONDITION_TYPES: readonly string[] = [READY, VOLUMES_READY, STALLED];
 
@@ -231,7 +231,7 @@ export function providerID(namespace: string, pod: string): string {
  * lastTransitionTime carried over from `current`). `providerID` is set once the pod exists and kept
  * from then on (it names the pod, so it does not change when the pod is recreated).
  */
-export function computePodMachineStatus(
+export function computeStatus(
   current: PodMachineStatus | undefined,
   obs: PodMachineObservations,
   now: Date,

@@ -5,17 +5,20 @@ import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-n
 import { type Kept, OBJECT_FIELDS, type Shape } from '../../runtime/cache/keep-fields.ts';
 import { COPY_FAILURE_ANNOTATION, COPY_REPORT_ANNOTATION } from './names.ts';
 
-/** Of a copy Job's pods: where the copy stands (deadline.ts) and what it reported (copy-record.ts). */
+/**
+ * Of a copy Job's pods: where the copy stands (logic/deadline.ts) and what it reported
+ * (logic/copy-record.ts).
+ */
 export const POD_READS = {
   ...OBJECT_FIELDS,
   status: {
     phase: 'shared',
-    // Why a copy pod is not scheduled (deadline.ts).
+    // Why a copy pod is not scheduled (logic/deadline.ts).
     conditions: { type: 'shared', status: 'shared', reason: 'shared', message: 'shared' },
     containerStatuses: {
       name: 'shared',
       state: {
-        // Why it waits (deadline.ts).
+        // Why it waits (logic/deadline.ts).
         waiting: { reason: 'shared', message: 'shared' },
         // Its report, the manifests, or why it failed (copyTermination).
         terminated: { exitCode: true, message: true },
@@ -26,13 +29,13 @@ export const POD_READS = {
 
 export const JOB_READS = {
   ...OBJECT_FIELDS,
-  // Its volume and attempt labels; a copy's recorded report or failure (progress.ts).
+  // Its volume and attempt labels; a copy's recorded report or failure (logic/progress.ts).
   metadata: {
     ...OBJECT_FIELDS.metadata,
     annotations: { [COPY_REPORT_ANNOTATION]: true, [COPY_FAILURE_ANNOTATION]: true },
   },
   status: {
-    // Complete or Failed, why and when (jobOutcome, progress.ts).
+    // Complete or Failed, why and when (jobOutcome, logic/progress.ts).
     conditions: {
       type: 'shared',
       status: 'shared',
@@ -41,7 +44,7 @@ export const JOB_READS = {
       message: 'shared',
     },
     completionTime: true,
-    // Whether the Job ever had a pod (deadline.ts).
+    // Whether the Job ever had a pod (logic/deadline.ts).
     active: true,
     succeeded: true,
     failed: true,
@@ -51,11 +54,11 @@ export const JOB_READS = {
 
 export const CLAIM_READS = {
   ...OBJECT_FIELDS,
-  // A backup claim's finalizer is held and let go (backup-claims.ts).
+  // A backup claim's finalizer is held and let go (logic/backup-claims.ts).
   metadata: { ...OBJECT_FIELDS.metadata, finalizers: true },
-  // A backup claim is as big as its source, of the same class (children.ts).
+  // A backup claim is as big as its source, of the same class (logic/children.ts).
   spec: { resources: { requests: true }, storageClassName: 'shared' },
-  // Bound or not (backup-claims.ts); the source's capacity (children.ts).
+  // Bound or not (logic/backup-claims.ts); the source's capacity (logic/children.ts).
   status: { phase: 'shared', capacity: true },
 } as const satisfies Shape<V1PersistentVolumeClaim>;
 

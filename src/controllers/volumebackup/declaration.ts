@@ -1,47 +1,12 @@
-import { MACHINE, VOLUME_BACKUP } from '../../apis/index.ts';
+import { VOLUME_BACKUP } from '../../apis/index.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import { type ControllerDeclaration, EVENTS_RULE } from '../declaration.ts';
 import { CLAIM_READS, JOB_READS, POD_READS } from './cached.ts';
-import {
-  MACHINE_BACKUP_CONTROLLER,
-  registerMachineBackupController,
-  registerVolumeBackupJobsController,
-  VOLUME_BACKUP_CONTROLLER,
-} from './index.ts';
-
-/** The Machines' backup finalizer, and the VolumeBackup it records when one is deleted. */
-export const machineBackupDeclaration: ControllerDeclaration = {
-  name: MACHINE_BACKUP_CONTROLLER,
-  reconciles: MACHINE,
-  // The VolumeBackup outlives its Machine: no owner reference.
-  owns: [],
-  rules: [
-    // The finalizer (patch).
-    {
-      apiGroups: ['infra.basicoperator.dev'],
-      resources: ['machines'],
-      verbs: ['get', 'list', 'watch', 'patch'],
-    },
-    // Its own condition, applied beside the Machine controller's.
-    {
-      apiGroups: ['infra.basicoperator.dev'],
-      resources: ['machines/status'],
-      verbs: ['patch'],
-    },
-    // It records a VolumeBackup; the VolumeBackup controller carries it out, users delete it.
-    {
-      apiGroups: ['infra.basicoperator.dev'],
-      resources: ['volumebackups'],
-      verbs: ['list', 'watch', 'create'],
-    },
-    EVENTS_RULE,
-  ],
-  register: (manager) => registerMachineBackupController(manager),
-};
+import { CONTROLLER_NAME, registerVolumeBackupController } from './index.ts';
 
 /** Each VolumeBackup carried out: backup claims and copy Jobs. */
 export const volumeBackupDeclaration: ControllerDeclaration = {
-  name: VOLUME_BACKUP_CONTROLLER,
+  name: CONTROLLER_NAME,
   reconciles: VOLUME_BACKUP,
   owns: [CoreTypes.PersistentVolumeClaim, CoreTypes.Job],
   rules: [
@@ -74,5 +39,5 @@ export const volumeBackupDeclaration: ControllerDeclaration = {
     { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list'] },
   ],
   reads: { pods: POD_READS, claims: CLAIM_READS, jobs: JOB_READS },
-  register: (manager, options) => registerVolumeBackupJobsController(manager, options),
+  register: (manager, options) => registerVolumeBackupController(manager, options),
 };

@@ -2,17 +2,13 @@ import { MACHINE, type Machine, VOLUME_BACKUP, type VolumeBackup } from '../../a
 import { isBeingDeleted } from '../../runtime/client/object.ts';
 import { CoreTypes } from '../../runtime/client/resource.ts';
 import type { Manager } from '../../runtime/manager/manager.ts';
-import { VolumeBackupReconciler } from './backup-reconciler.ts';
+import { backupName, skipRequested } from '../shared/volume-backups.ts';
 import type { CachedClaim, CachedJob, CachedPod } from './cached.ts';
-import { MachineBackupReconciler } from './machine-backup-reconciler.ts';
+import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './logic/progress.ts';
 import { registerVolumeBackupMetrics } from './metrics.ts';
-import { backupName, skipRequested } from './names.ts';
-import { DEFAULT_INITIAL_BACKOFF_MS, DEFAULT_MAX_ATTEMPTS, exponentialRetry } from './progress.ts';
+import { VolumeBackupReconciler } from './reconciler.ts';
 
-/** Reconciles Machines: the finalizer, and the backup between deletion and release. */
-export const MACHINE_BACKUP_CONTROLLER = 'machine-backup';
-/** Reconciles VolumeBackups: backup claims and copy Jobs. */
-export const VOLUME_BACKUP_CONTROLLER = 'volumebackup';
+export const CONTROLLER_NAME = 'volumebackup';
 
 export interface VolumeBackupOptions {
   /** Image of the copy Jobs (--backup-job-image). */
@@ -29,44 +25,15 @@ export interface VolumeBackupOptions {
 }
 
 /**
- * Both halves of the VolumeBackup controller: `machine-backup`, a second controller on Machines that
- * holds the finalizer and records a VolumeBackup when a Machine is deleted, and `volumebackup`, which
- * carries each VolumeBackup out. They talk only through the VolumeBackup's spec and status. The
- * operator registers each from its declaration (declaration.ts); tests register the pair with this.
- * @internal
+ * VolumeBackup: carries each VolumeBackup out with backup claims and copy Jobs. The VolumeBackups of
+ * deleted Machines are recorded by the machine-backup controller; a Machine let go without a backup
+ * (the skip annotation) wakes its VolumeBackup here, which records the skip.
  */
 export function registerVolumeBackupController(manager: Manager, options: VolumeBackupOptions): void {
-  registerMachineBackupController(manager);
-  registerVolumeBackupJobsController(manager, options);
-}
-
-export function registerMachineBackupController(manager: Manager): void {
-  const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
-  manager
-    .controller(MACHINE_BACKUP_CONTROLLER)
-    // No predicate: the Machine controller's status (phase Stopped) and annotations matter here.
-    .for(MACHINE)
-    // Its one condition on the Machine, beside the Machine controller's: each owns its own fields.
-    .status({ strategy: 'apply' })
-    .watches<VolumeBackup>(VOLUME_BACKUP, (backup) =>
-      backup.spec.machineName === undefined
-        ? []
-        : [{ namespace: backup.metadata.namespace ?? '', name: backup.spec.machineName }],
-    )
-    .complete(
-      new MachineBackupReconciler({
-        client: manager.client,
-        backups,
-        events: manager.eventsFor(MACHINE_BACKUP_CONTROLLER, MACHINE),
-      }),
-    );
-}
-
-export function registerVolumeBackupJobsController(manager: Manager, options: VolumeBackupOptions): void {
   const backups = manager.cache.informerFor<VolumeBackup>(VOLUME_BACKUP);
   registerVolumeBackupMetrics(manager.registry, () => backups.list());
   manager
-    .controller(VOLUME_BACKUP_CONTROLLER)
+    .controller(CONTROLLER_NAME)
     .for(VOLUME_BACKUP)
     .status()
     .owns(CoreTypes.PersistentVolumeClaim)
@@ -84,8 +51,8 @@ export function registerVolumeBackupJobsController(manager: Manager, options: Vo
         claims: manager.cache.informerFor<CachedClaim>(CoreTypes.PersistentVolumeClaim),
         jobs: manager.cache.informerFor<CachedJob>(CoreTypes.Job),
         pods: manager.cache.informerFor<CachedPod>(CoreTypes.Pod),
-        events: manager.eventsFor(VOLUME_BACKUP_CONTROLLER, VOLUME_BACKUP),
-        copyImage: options.backupJobImage,
+        events: manager.eventsFor(CONTROLLER_NAME, VOLUME_BACKUP),
+        backupJobImage: options.backupJobImage,
         deadlineMs: options.volumeCopyDeadlineMs,
         retry: exponentialRetry(
           options.maxCopyAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -1,19 +1,9 @@
 // Names and labels of what the VolumeBackup controller creates. Every name is derived from its
 // inputs, so a restarted operator finds (or re-creates under the same name) what it made before and
-// never makes a second VolumeBackup, claim or Job for the same thing.
-import { createHash } from 'node:crypto';
-import {
-  MANAGED_BY_LABEL,
-  MANAGED_BY_VALUE,
-  type Machine,
-  SKIP_BACKUP_ANNOTATION,
-  type VolumeBackup,
-} from '../../apis/index.ts';
+// never makes a second claim or Job for the same thing.
+import { MANAGED_BY_LABEL, MANAGED_BY_VALUE, type VolumeBackup } from '../../apis/index.ts';
+import { boundedName, MAX_LABEL_VALUE, MAX_OBJECT_NAME } from '../shared/names.ts';
 
-/** On a VolumeBackup: the name of the Machine it backs up (bounded to a label value). */
-const MACHINE_LABEL = 'infra.basicoperator.dev/machine';
-/** On a VolumeBackup: the uid of that Machine. */
-const MACHINE_UID_LABEL = 'infra.basicoperator.dev/machine-uid';
 /** On backup claims and copy Jobs: the VolumeBackup they belong to. */
 const VOLUME_BACKUP_LABEL = 'infra.basicoperator.dev/volume-backup';
 export const VOLUME_LABEL = 'infra.basicoperator.dev/volume';
@@ -33,33 +23,6 @@ export const COPY_FAILURE_ANNOTATION = 'infra.basicoperator.dev/copy-failure';
  */
 export const BACKUP_CLAIM_FINALIZER = 'infra.basicoperator.dev/backup-claim';
 
-export const MAX_OBJECT_NAME = 253;
-export const MAX_LABEL_VALUE = 63;
-const UID_PART_LENGTH = 8;
-
-/**
- * `base` if it fits in `max` characters; otherwise a prefix of it plus `-` and 8 hex digits of its
- * hash, so long names stay unique and valid (no trailing `-` or `.` before the suffix).
- */
-export function boundedName(base: string, max: number): string {
-  if (base.length <= max) return base;
-  const hash = createHash('sha256').update(base).digest('hex').slice(0, 8);
-  const prefix = base.slice(0, max - hash.length - 1).replace(/[-.]+$/, '');
-  return `${prefix}-${hash}`;
-}
-
-/**
- * The VolumeBackup of a Machine: `<machine>-<first 8 hex digits of its uid>`. A new Machine of the
- * same name has a new uid, hence a new backup; the same Machine always maps to the same one.
- */
-export function backupName(machine: Pick<Machine, 'metadata'>): string {
-  const uidPart = (machine.metadata.uid ?? '').replace(/-/g, '').slice(0, UID_PART_LENGTH);
-  const name = machine.metadata.name ?? '';
-  const room = MAX_OBJECT_NAME - UID_PART_LENGTH - 1;
-  const prefix = name.length <= room ? name : name.slice(0, room).replace(/[-.]+$/, '');
-  return `${prefix}-${uidPart}`;
-}
-
 export function backupClaimName(backup: Pick<VolumeBackup, 'metadata'>, volume: string): string {
   return boundedName(`${backup.metadata.name}-${volume}`, MAX_OBJECT_NAME);
 }
@@ -69,22 +32,10 @@ export function copyJobName(backup: Pick<VolumeBackup, 'metadata'>, volume: stri
   return boundedName(`${backup.metadata.name}-${volume}-${attempt}`, MAX_LABEL_VALUE);
 }
 
-export function backupLabels(machine: Machine): Record<string, string> {
-  return {
-    [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
-    [MACHINE_LABEL]: boundedName(machine.metadata.name ?? '', MAX_LABEL_VALUE),
-    [MACHINE_UID_LABEL]: machine.metadata.uid ?? '',
-  };
-}
-
 export function childLabels(backup: VolumeBackup, volume: string): Record<string, string> {
   return {
     [MANAGED_BY_LABEL]: MANAGED_BY_VALUE,
     [VOLUME_BACKUP_LABEL]: boundedName(backup.metadata.name ?? '', MAX_LABEL_VALUE),
     [VOLUME_LABEL]: volume,
   };
-}
-
-export function skipRequested(machine: Pick<Machine, 'metadata'>): boolean {
-  return machine.metadata.annotations?.[SKIP_BACKUP_ANNOTATION] === 'true';
 }

@@ -152,6 +152,12 @@ function buildCondition(input: ConditionInput, lastTransitionTime: string): Cond
 }
 
 /**
+ * kstatus's normal-true condition: every kind the operator reconciles and reports a readiness for
+ * says it with `Ready` (kubectl wait --for=condition=Ready).
+ */
+export const READY = 'Ready';
+
+/**
  * kstatus's abnormal-true condition for a terminal failure: `Stalled=True` makes kstatus (kubectl
  * wait, Helm --wait, Flux) report Failed at once instead of waiting out a timeout. Present only
  * while stalled: `failure` undefined removes it.

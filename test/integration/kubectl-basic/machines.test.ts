@@ -10,6 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { INFRA_API_VERSION, MACHINE, SKIP_BACKUP_ANNOTATION } from '../../../src/apis/index.ts';
 import { CORE } from '../../../src/cli/kubectl-basic/source.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerMachineBackupController } from '../../../src/controllers/machinebackup/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
@@ -36,6 +37,7 @@ describe('kubectl basic on Machines', () => {
     suite = await startOperatorSuite('kb-machine', (m) => {
       registerMachineController(m);
       registerPodMachineController(m, OPERATOR_DEFAULTS);
+      registerMachineBackupController(m);
       registerVolumeBackupController(m, { ...OPERATOR_DEFAULTS, maxCopyAttempts: 2, retryBackoffMs: 500 });
     });
     ({ client, ns } = suite);

@@ -17,7 +17,7 @@ import {
   VOLUME_BACKUP,
   VOLUME_BACKUP_FINALIZER,
 } from '../../../src/apis/index.ts';
-import { MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/volumebackup/index.ts';
+import { CONTROLLER_NAME as MACHINE_BACKUP_CONTROLLER } from '../../../src/controllers/machinebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
 import {

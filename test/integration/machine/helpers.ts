@@ -15,6 +15,7 @@ import {
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerMachineBackupController } from '../../../src/controllers/machinebackup/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
 import {
   registerVolumeBackupController,
@@ -269,6 +270,7 @@ export async function startMachineSuite(
   return startOperatorSuite(prefix, (m) => {
     registerMachineController(m);
     registerPodMachineController(m, options);
+    registerMachineBackupController(m);
     registerVolumeBackupController(m, options);
   });
 }

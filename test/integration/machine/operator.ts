@@ -9,11 +9,9 @@ import { OperatorProcess } from '../../../e2e/support/operator-process.ts';
 import { OPERATOR_FLAGS, type OperatorOptions, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { operatorManagerOptions } from '../../../src/controllers/index.ts';
 import { registerMachineController } from '../../../src/controllers/machine/index.ts';
+import { registerMachineBackupController } from '../../../src/controllers/machinebackup/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
-import {
-  registerMachineBackupController,
-  registerVolumeBackupJobsController,
-} from '../../../src/controllers/volumebackup/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import { errorMessage } from '../../../src/runtime/log.ts';
 import { ConfigError } from '../../../src/runtime/manager/config.ts';
 import type { Manager } from '../../../src/runtime/manager/manager.ts';
@@ -27,7 +25,7 @@ const REGISTER: Record<ControllerName, (manager: Manager, options: OperatorOptio
   // The restore Jobs are the PodMachine's: it gets their image and deadline, as in registerControllers.
   podmachine: registerPodMachineController,
   'machine-backup': registerMachineBackupController,
-  volumebackup: registerVolumeBackupJobsController,
+  volumebackup: registerVolumeBackupController,
 };
 
 /** Splits `--controllers a,b` off the manager's flags. */

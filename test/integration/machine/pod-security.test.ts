@@ -19,8 +19,8 @@ import {
   type VolumeBackup,
 } from '../../../src/apis/index.ts';
 import { RESTORED_FROM_ANNOTATION } from '../../../src/controllers/podmachine/names.ts';
-import { JOB_DEADLINE_MARGIN_MS } from '../../../src/controllers/volumebackup/deadline.ts';
-import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
+import { JOB_DEADLINE_MARGIN_MS } from '../../../src/controllers/volumebackup/logic/deadline.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { toMillis } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -64,7 +64,7 @@ describe('copy Jobs under Pod Security restricted, and backups that cannot finis
   before(async () => {
     await prepareCluster(10);
     suite = await startOperatorSuite('machine-psa', (m) =>
-      registerVolumeBackupJobsController(m, {
+      registerVolumeBackupController(m, {
         ...OPERATOR_DEFAULTS,
         volumeCopyDeadlineMs: DEADLINE_MS,
         retryBackoffMs: 500,

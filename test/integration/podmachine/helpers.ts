@@ -6,7 +6,7 @@ import { testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { POD_MACHINE, type PodMachine, type PodMachineSpec } from '../../../src/apis/index.ts';
 import { registerPodMachineController } from '../../../src/controllers/podmachine/index.ts';
-import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import { isNotFound } from '../../../src/runtime/client/errors.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
@@ -30,7 +30,7 @@ export async function startPodMachineSuite(
   if (info.provider === 'local') await new LocalProvider(info.name).ensureVolumes(freeVolumes);
   return startOperatorSuite(prefix, (m) => {
     registerPodMachineController(m, OPERATOR_DEFAULTS);
-    if (options.withBackups) registerVolumeBackupJobsController(m, OPERATOR_DEFAULTS);
+    if (options.withBackups) registerVolumeBackupController(m, OPERATOR_DEFAULTS);
   });
 }
 

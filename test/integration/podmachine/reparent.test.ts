@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { waitFor } from '../../../e2e/support/wait.ts';
 import { MACHINE, type Machine, POD_MACHINE, type PodMachine } from '../../../src/apis/index.ts';
-import { desiredClaim, desiredPod } from '../../../src/controllers/podmachine/children.ts';
+import { desiredClaim, desiredPod } from '../../../src/controllers/podmachine/logic/children.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';

@@ -23,7 +23,7 @@ import {
   type VolumeBackup,
   type VolumeManifest,
 } from '../../../src/apis/index.ts';
-import { registerVolumeBackupJobsController } from '../../../src/controllers/volumebackup/index.ts';
+import { registerVolumeBackupController } from '../../../src/controllers/volumebackup/index.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
@@ -204,7 +204,7 @@ describe('StatefulSetMachine provider: restore from a VolumeBackup', () => {
     // What the machine-backup controller records from a Machine's status.volumes, which the Machine
     // copies from its provider's: here straight from the provider's.
     const operator = await startTestManager([ns], (m) =>
-      registerVolumeBackupJobsController(m, OPERATOR_DEFAULTS),
+      registerVolumeBackupController(m, OPERATOR_DEFAULTS),
     );
     try {
       await client.create<VolumeBackup>(VOLUME_BACKUP, {

@@ -106,6 +106,20 @@ class CacheFeed {
   }
 }
 
+/** The InformerCache, counting the distinct informers it hands out (one per type and selection). */
+class CountingInformerCache extends InformerCache {
+  readonly handedOut = new Set<object>();
+
+  override informerFor<T extends KubeObject>(
+    type: ResourceType<T>,
+    selection?: InformerSelection,
+  ): Informer<T> {
+    const informer = super.informerFor(type, selection);
+    this.handedOut.add(informer);
+    return informer;
+  }
+}
+
 /**
  * A cluster for reconciler tests, as upstream's controller tests have one: a FakeApiServer, a client
  * recording the actions a reconcile takes, and real informers (through a real InformerCache, with the
@@ -116,21 +130,28 @@ export class FakeCluster {
   readonly server: FakeApiServer;
   readonly client: FakeClient;
   readonly #feed: CacheFeed;
-  readonly #cache: InformerCache;
-  /** The distinct informers handed out, by identity. */
-  readonly #informers = new Set<object>();
-  /** Never aborted: the informers wait on promises only, which keep no test process alive. */
-  readonly #running = new AbortController().signal;
+  readonly #cache: CountingInformerCache;
 
   constructor(options: { cache?: CacheOptions; now?: () => Date } = {}) {
     this.server = new FakeApiServer({ now: options.now });
     this.client = new FakeClient(this.server);
     this.#feed = new CacheFeed(this.server);
-    this.#cache = new InformerCache(
+    this.#cache = new CountingInformerCache(
       asKubeClient(this.#feed),
       testLogger(),
       options.cache ?? operatorManagerOptions.cache,
     );
+    // Never aborted: the informers wait on promises only, which keep no test process alive. Each
+    // informer starts as it is asked for.
+    this.#cache.start(new AbortController().signal);
+  }
+
+  /**
+   * The cache the informers come from, for a manager on this cluster (fake/manager.ts): informers
+   * its controllers ask for are filled from the server and waited for by sync() as well.
+   */
+  get cache(): InformerCache {
+    return this.#cache;
   }
 
   /** The recording client, typed as the reconcilers take it. */
@@ -149,7 +170,7 @@ export class FakeCluster {
     selection?: InformerSelection,
   ): Promise<Informer<T>> {
     const informer = this.informerFor(type, selection);
-    await this.#feed.settled(this.#informers.size);
+    await this.#feed.settled(this.#cache.handedOut.size);
     return informer;
   }
 
@@ -158,16 +179,12 @@ export class FakeCluster {
    * creates informers at run time (KindWatches) is given as its InformerSource. sync() waits for it.
    */
   informerFor<T extends KubeObject>(type: ResourceType<T>, selection?: InformerSelection): Informer<T> {
-    const informer = this.#cache.informerFor(type, selection);
-    // The cache shares one informer per type and selection: count each once.
-    this.#informers.add(informer);
-    this.#cache.start(this.#running);
-    return informer;
+    return this.#cache.informerFor(type, selection);
   }
 
   /** Lets every informer catch up with the server, as the watch events of a reconcile's writes would. */
   async sync(): Promise<void> {
-    await this.#feed.settled(this.#informers.size);
+    await this.#feed.settled(this.#cache.handedOut.size);
     await this.#feed.settled(this.#feed.wakeAll());
   }
 }

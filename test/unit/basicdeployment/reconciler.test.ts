@@ -15,13 +15,13 @@ import {
   REVISION_ANNOTATION,
 } from '../../../src/apis/index.ts';
 import { CONTROLLER_NAME } from '../../../src/controllers/basicdeployment/index.ts';
-import { computeTemplateHash } from '../../../src/controllers/basicdeployment/logic/template-hash.ts';
-import { BasicDeploymentReconciler } from '../../../src/controllers/basicdeployment/reconciler.ts';
 import {
   DESIRED_REPLICAS_ANNOTATION,
   MAX_REPLICAS_ANNOTATION,
   newSetFor,
-} from '../../../src/controllers/basicdeployment/replica-sets.ts';
+} from '../../../src/controllers/basicdeployment/logic/replica-sets.ts';
+import { computeTemplateHash } from '../../../src/controllers/basicdeployment/logic/template-hash.ts';
+import { BasicDeploymentReconciler } from '../../../src/controllers/basicdeployment/reconciler.ts';
 import { RevisionWriter } from '../../../src/controllers/basicdeployment/revision-writer.ts';
 import { ApiError } from '../../../src/runtime/client/errors.ts';
 import { eventsFor } from '../../../src/runtime/events/index.ts';

@@ -10,7 +10,7 @@ import {
   findNewSet,
   newSetFor,
   newSetUpdate,
-} from '../../../src/controllers/basicdeployment/replica-sets.ts';
+} from '../../../src/controllers/basicdeployment/logic/replica-sets.ts';
 
 function basicDeployment(spec: Partial<BasicDeployment['spec']> = {}): BasicDeployment {
   const labels = { app: 'web', 'app.kubernetes.io/managed-by': 'Helm' };

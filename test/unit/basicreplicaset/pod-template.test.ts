@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { REPLICA_SET_POD_LABEL } from '../../../src/apis/index.ts';
-import { podForReplicaSet } from '../../../src/controllers/basicreplicaset/pod-template.ts';
+import { podForReplicaSet } from '../../../src/controllers/basicreplicaset/logic/pod-template.ts';
 import { replicaSet } from './sets.ts';
 
 describe('podForReplicaSet', () => {

@@ -206,7 +206,7 @@ describe('the operator cache transforms', () => {
           state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } },
           lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
         },
-        // A copy pod's report: its termination message (volumebackup/copy-record.ts).
+        // A copy pod's report: its termination message (volumebackup/logic/copy-record.ts).
         {
           name: 'copy',
           restartCount: 0,
@@ -242,7 +242,7 @@ describe('the operator cache transforms', () => {
         uid: 'j1',
         resourceVersion: '7',
         labels: { role: 'backup' },
-        // The record of a copy attempt (volumebackup/progress.ts); no other annotation.
+        // The record of a copy attempt (volumebackup/logic/progress.ts); no other annotation.
         annotations: { 'infra.basicoperator.dev/copy-report': '{"v":1}' },
       },
       status: {
@@ -277,7 +277,7 @@ describe('the operator cache transforms', () => {
         name: 'web-data',
         namespace: 'ns',
         annotations: { 'infra.basicoperator.dev/restored-from': 'old/data' },
-        // A backup claim's finalizer is held and let go by index (volumebackup/backup-claims.ts).
+        // A backup claim's finalizer is held and let go by index (volumebackup/logic/backup-claims.ts).
         finalizers: ['kubernetes.io/pvc-protection'],
       },
       spec: { resources: { requests: { storage: '1Gi' } }, storageClassName: 'standard' },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import jsonPatch from 'fast-json-patch';
 import { ADOPTABLE_BY_ANNOTATION, MACHINE } from '../../../src/apis/index.ts';
-import { adoptionPatch, adoptionRefusal } from '../../../src/controllers/machine/adoption.ts';
+import { adoptionPatch, adoptionRefusal } from '../../../src/controllers/machine/logic/adoption.ts';
 import type { Unstructured } from '../../../src/runtime/client/object.ts';
 import { controllerReference } from '../../../src/runtime/write/owner-refs.ts';
 import { adoptableBy, cloudMachine, machine } from './fixtures.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MACHINE_FINALIZER, VOLUME_BACKUP_FINALIZER } from '../../../src/apis/index.ts';
-import { creationBlocked } from '../../../src/controllers/machine/gate.ts';
 import { machineChanged } from '../../../src/controllers/machine/index.ts';
+import { creationBlocked } from '../../../src/controllers/machine/logic/gate.ts';
 import { machine } from './fixtures.ts';
 
 const withFinalizers = (...finalizers: string[]) => {

@@ -13,9 +13,9 @@ import {
   STOP_REQUESTED_ANNOTATION,
   VOLUME_BACKUP_FINALIZER,
 } from '../../../src/apis/index.ts';
-import { adoptionPatch } from '../../../src/controllers/machine/adoption.ts';
 import { CONTROLLER_NAME } from '../../../src/controllers/machine/index.ts';
-import { desiredPodMachine } from '../../../src/controllers/machine/inline.ts';
+import { adoptionPatch } from '../../../src/controllers/machine/logic/adoption.ts';
+import { desiredPodMachine } from '../../../src/controllers/machine/logic/inline.ts';
 import { MachineReconciler } from '../../../src/controllers/machine/reconciler.ts';
 import { crdRequests, providerRequests } from '../../../src/controllers/machine/requests.ts';
 import type { Informer } from '../../../src/runtime/cache/informer.ts';

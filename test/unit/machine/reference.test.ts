@@ -8,12 +8,12 @@ import {
   MANAGED_BY_VALUE,
   type MachinePodFields,
 } from '../../../src/apis/index.ts';
-import { desiredPodMachine } from '../../../src/controllers/machine/inline.ts';
+import { desiredPodMachine } from '../../../src/controllers/machine/logic/inline.ts';
 import {
   crossNamespaceProblem,
   infrastructureRefOf,
   refersTo,
-} from '../../../src/controllers/machine/reference.ts';
+} from '../../../src/controllers/machine/logic/reference.ts';
 import { cloudMachine, cloudRef, MACHINE_UID, machine, referencing } from './fixtures.ts';
 
 describe('infrastructureRefOf', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Condition, InfrastructureView, MachineStatus } from '../../../src/apis/index.ts';
 import {
-  computeMachineStatus,
+  computeStatus,
   type Infrastructure,
   infrastructureVerdict,
   type MachineObservation,
@@ -110,7 +110,7 @@ describe('infrastructureVerdict', () => {
   });
 });
 
-describe('computeMachineStatus', () => {
+describe('computeStatus', () => {
   it('copies providerID, addresses and volumes; Ready follows InfrastructureReady', () => {
     const view: Partial<InfrastructureView> = {
       ready: true,
@@ -120,7 +120,7 @@ describe('computeMachineStatus', () => {
       addresses: [{ type: 'InternalIP', address: '10.0.0.7' }],
       volumes: [{ name: 'data', claimName: 'web-data', phase: 'Bound' }],
     };
-    const status = computeMachineStatus(undefined, obs(provider(view)), NOW);
+    const status = computeStatus(undefined, obs(provider(view)), NOW);
     assert.deepEqual(status, {
       phase: 'Running',
       ready: true,
@@ -151,11 +151,7 @@ describe('computeMachineStatus', () => {
   });
 
   it("not ready: Ready says what the Machine waits for, with the provider's reason", () => {
-    const status = computeMachineStatus(
-      undefined,
-      obs(provider({ reason: 'PodPending', message: 'pulling' })),
-      NOW,
-    );
+    const status = computeStatus(undefined, obs(provider({ reason: 'PodPending', message: 'pulling' })), NOW);
     assert.equal(status.ready, false);
     assert.deepEqual(
       [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
@@ -169,7 +165,7 @@ describe('computeMachineStatus', () => {
       addresses: [{ type: 'InternalIP', address: '10.0.0.7' }],
       volumes: [{ name: 'data', claimName: 'web-data' }],
     };
-    const status = computeMachineStatus(
+    const status = computeStatus(
       before,
       obs({ kind: 'problem', reason: 'InfrastructureForbidden', message: 'no' }),
       NOW,
@@ -181,19 +177,15 @@ describe('computeMachineStatus', () => {
 
   it("copies the provider's copyAs, drops it when the provider stops reporting it, keeps it while it cannot be read", () => {
     const copyAs = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
-    const reported = computeMachineStatus(undefined, obs(provider({ copyAs })), NOW);
+    const reported = computeStatus(undefined, obs(provider({ copyAs })), NOW);
     assert.deepEqual(reported.copyAs, copyAs);
-    const dropped = computeMachineStatus(reported, obs(provider({})), NOW);
+    const dropped = computeStatus(reported, obs(provider({})), NOW);
     assert.equal('copyAs' in dropped, false, 'a provider that no longer reports it: the copies run as 65532');
     for (const gone of [
       { kind: 'problem', reason: 'InfrastructureForbidden', message: 'no' },
       { kind: 'absent', message: 'the provider object is gone' },
     ] as const) {
-      const kept = computeMachineStatus(
-        reported,
-        obs(gone, { deleting: { stopped: true, message: 'm' } }),
-        NOW,
-      );
+      const kept = computeStatus(reported, obs(gone, { deleting: { stopped: true, message: 'm' } }), NOW);
       assert.deepEqual(
         kept.copyAs,
         copyAs,
@@ -203,7 +195,7 @@ describe('computeMachineStatus', () => {
   });
 
   it("leaves other controllers' conditions out and keeps lastTransitionTime while the status holds", () => {
-    const first = computeMachineStatus(undefined, obs(provider({})), NOW);
+    const first = computeStatus(undefined, obs(provider({})), NOW);
     const theirs: Condition = {
       type: 'VolumeBackup',
       status: 'False',
@@ -212,7 +204,7 @@ describe('computeMachineStatus', () => {
       lastTransitionTime: '2025-01-01T00:00:00Z',
     };
     const later = new Date(NOW.getTime() + 60_000);
-    const next = computeMachineStatus(
+    const next = computeStatus(
       { ...first, conditions: [...(first.conditions ?? []), theirs] },
       obs(provider({ reason: 'PodPending', message: 'still pulling' })),
       later,
@@ -224,7 +216,7 @@ describe('computeMachineStatus', () => {
   });
 
   it('being deleted: Ready False, Stopping then Stopped, with what it waits for', () => {
-    const stopping = computeMachineStatus(
+    const stopping = computeStatus(
       undefined,
       obs(provider({ ready: true }), { deleting: { stopped: false, message: 'waiting for it to stop' } }),
       NOW,
@@ -235,7 +227,7 @@ describe('computeMachineStatus', () => {
       [condition(stopping, 'Ready')?.reason, condition(stopping, 'Ready')?.message],
       ['Stopping', 'waiting for it to stop'],
     );
-    const stopped = computeMachineStatus(
+    const stopped = computeStatus(
       stopping,
       obs(provider({ stopped: true }), { deleting: { stopped: true, message: 'stopped' } }),
       NOW,
@@ -247,7 +239,7 @@ describe('computeMachineStatus', () => {
 
 describe('kstatus Stalled', () => {
   it("is set with InfrastructureReady's reason while the Machine is Failed", () => {
-    const failed = computeMachineStatus(
+    const failed = computeStatus(
       undefined,
       obs(provider({ failure: { reason: 'PodFailed', message: 'pod web has failed' } })),
       NOW,
@@ -260,7 +252,7 @@ describe('kstatus Stalled', () => {
       observedGeneration: 4,
       lastTransitionTime: '2026-01-01T00:00:00Z',
     });
-    const forbidden = computeMachineStatus(
+    const forbidden = computeStatus(
       undefined,
       obs({ kind: 'problem', reason: 'ContractNotDeclared', message: 'no contract label' }),
       NOW,
@@ -275,22 +267,19 @@ describe('kstatus Stalled', () => {
       { kind: 'blocked', message: 'm' } as const,
       { kind: 'problem', reason: 'InfrastructureNotFound', message: 'm' } as const,
     ]) {
-      assert.equal(
-        condition(computeMachineStatus(undefined, obs(infrastructure), NOW), 'Stalled'),
-        undefined,
-      );
+      assert.equal(condition(computeStatus(undefined, obs(infrastructure), NOW), 'Stalled'), undefined);
     }
-    const failed = computeMachineStatus(
+    const failed = computeStatus(
       undefined,
       obs(provider({ failure: { reason: 'PodFailed', message: 'm' } })),
       NOW,
     );
-    const recovered = computeMachineStatus(failed, obs(provider({ ready: true })), NOW);
+    const recovered = computeStatus(failed, obs(provider({ ready: true })), NOW);
     assert.equal(condition(recovered, 'Stalled'), undefined);
   });
 
   it('is absent while the Machine is being deleted (kstatus reads the deletion first)', () => {
-    const status = computeMachineStatus(
+    const status = computeStatus(
       undefined,
       obs(provider({ failure: { reason: 'PodFailed', message: 'm' } }), {
         deleting: { stopped: false, message: 'm' },

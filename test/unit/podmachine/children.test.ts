@@ -7,14 +7,14 @@ import {
   desiredRestoreJob,
   restoreProbePod,
   storageRequest,
-} from '../../../src/controllers/podmachine/children.ts';
+} from '../../../src/controllers/podmachine/logic/children.ts';
 import {
-  boundedName,
   claimName,
   podMachineLabels,
   podName,
   restoreJobName,
 } from '../../../src/controllers/podmachine/names.ts';
+import { boundedName } from '../../../src/controllers/shared/names.ts';
 import { restrictedViolations } from '../../support/pod-security.ts';
 import { podMachine } from './fixtures.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import { desiredPod } from '../../../src/controllers/podmachine/children.ts';
-import { describeProbe, observePod } from '../../../src/controllers/podmachine/observe.ts';
+import { desiredPod } from '../../../src/controllers/podmachine/logic/children.ts';
+import { describeProbe, observePod } from '../../../src/controllers/podmachine/logic/observe.ts';
 import { podMachine } from './fixtures.ts';
 
 const NOT_READY = {

@@ -14,13 +14,13 @@ import {
   type VolumeManifest,
 } from '../../../src/apis/index.ts';
 import type { CachedClaim, CachedJob, CachedPod } from '../../../src/controllers/podmachine/cached.ts';
+import { CONTROLLER_NAME } from '../../../src/controllers/podmachine/index.ts';
 import {
   desiredClaim,
   desiredPod,
   desiredRestoreJob,
   type RestoreCopy,
-} from '../../../src/controllers/podmachine/children.ts';
-import { CONTROLLER_NAME } from '../../../src/controllers/podmachine/index.ts';
+} from '../../../src/controllers/podmachine/logic/children.ts';
 import {
   RESTORE_FAILURE_ANNOTATION,
   RESTORED_FROM_ANNOTATION,
@@ -109,7 +109,7 @@ async function setup(pm: PodMachine, ...seed: Array<(cluster: FakeCluster) => vo
         jobs: await c.informer<CachedJob>(CoreTypes.Job),
         backups: await c.informer(VOLUME_BACKUP),
         events: eventsFor(events, CONTROLLER_NAME, POD_MACHINE),
-        copyImage: 'basic-operator:dev',
+        backupJobImage: 'basic-operator:dev',
         restoreDeadlineSeconds: 3600,
         now: () => NOW,
       }),

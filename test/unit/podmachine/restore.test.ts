@@ -4,15 +4,15 @@ import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-n
 import type { MachineVolume, VolumeBackup, VolumeManifest } from '../../../src/apis/index.ts';
 import { jobOutcome } from '../../../src/apis/index.ts';
 import {
-  RESTORE_FAILURE_ANNOTATION,
-  RESTORED_FROM_ANNOTATION,
-} from '../../../src/controllers/podmachine/names.ts';
-import {
   failureRecord,
   needsLiveRead,
   type RestoreObservation,
   restoreState,
-} from '../../../src/controllers/podmachine/restore.ts';
+} from '../../../src/controllers/podmachine/logic/restore.ts';
+import {
+  RESTORE_FAILURE_ANNOTATION,
+  RESTORED_FROM_ANNOTATION,
+} from '../../../src/controllers/podmachine/names.ts';
 
 const volume: MachineVolume = {
   name: 'data',

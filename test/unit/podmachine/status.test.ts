@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isViolation, readInfrastructure } from '../../../src/apis/index.ts';
 import {
-  computePodMachineStatus,
+  computeStatus,
   type PodMachineObservations,
   type PodObservation,
   podMachinePhase,
@@ -42,7 +42,7 @@ function obs(overrides: Partial<PodMachineObservations> = {}): PodMachineObserva
 }
 
 const ready = (o: PodMachineObservations) =>
-  computePodMachineStatus(undefined, o, NOW).conditions?.find((c) => c.type === 'Ready');
+  computeStatus(undefined, o, NOW).conditions?.find((c) => c.type === 'Ready');
 
 describe('Ready of a Pending pod', () => {
   it('says why the pod does not run, when its status says', () => {
@@ -128,7 +128,7 @@ describe('terminal and transient failures', () => {
   ];
   for (const t of terminal) {
     it(`${t.what}: Failed, with failureReason and failureMessage`, () => {
-      const status = computePodMachineStatus(undefined, t.o, NOW);
+      const status = computeStatus(undefined, t.o, NOW);
       assert.equal(status.phase, 'Failed');
       assert.equal(status.ready, false);
       assert.equal(status.failureReason, t.reason);
@@ -141,8 +141,8 @@ describe('terminal and transient failures', () => {
   }
 
   it('a terminal failure is cleared once its cause is gone', () => {
-    const failed = computePodMachineStatus(undefined, terminal[0]!.o, NOW);
-    const recovered = computePodMachineStatus(failed, obs(), NOW);
+    const failed = computeStatus(undefined, terminal[0]!.o, NOW);
+    const recovered = computeStatus(failed, obs(), NOW);
     assert.equal(recovered.failureReason, undefined);
     assert.equal(recovered.failureMessage, undefined);
     assert.equal(recovered.phase, 'Running');
@@ -150,7 +150,7 @@ describe('terminal and transient failures', () => {
 
   it('a refused pod is transient: PodRefused, no failureReason, not Failed', () => {
     const refused = obs({ pod: { ...noPod, refused: 'pods "web" is forbidden: violates PodSecurity' } });
-    const status = computePodMachineStatus(undefined, refused, NOW);
+    const status = computeStatus(undefined, refused, NOW);
     assert.equal(status.failureReason, undefined);
     assert.notEqual(status.phase, 'Failed');
     assert.equal(ready(refused)?.reason, 'PodRefused');
@@ -164,7 +164,7 @@ describe('terminal and transient failures', () => {
       ],
       pod: noPod,
     });
-    const status = computePodMachineStatus(undefined, refused, NOW);
+    const status = computeStatus(undefined, refused, NOW);
     assert.equal(status.phase, 'Pending');
     assert.equal(status.failureReason, undefined);
     assert.deepEqual(
@@ -177,7 +177,7 @@ describe('terminal and transient failures', () => {
   });
 
   it('a stop request supersedes a failure: none is reported while stopping', () => {
-    const status = computePodMachineStatus(undefined, { ...terminal[0]!.o, stopRequested: true }, NOW);
+    const status = computeStatus(undefined, { ...terminal[0]!.o, stopRequested: true }, NOW);
     assert.equal(status.failureReason, undefined);
     assert.equal(status.phase, 'Stopping');
   });
@@ -201,9 +201,9 @@ describe('volumesVerdict', () => {
   });
 });
 
-describe('computePodMachineStatus: the contract fields', () => {
+describe('computeStatus: the contract fields', () => {
   it('running: ready, Ready with observedGeneration, providerID, addresses, volumes, not stopped', () => {
-    const status = computePodMachineStatus(undefined, obs(), NOW);
+    const status = computeStatus(undefined, obs(), NOW);
     assert.deepEqual(status, {
       phase: 'Running',
       ready: true,
@@ -244,50 +244,46 @@ describe('computePodMachineStatus: the contract fields', () => {
 
   it('carries copyAs for the contract when the pod has one, and leaves it out when it runs as root', () => {
     const copyAs = { runAsUser: 999, runAsGroup: 999, fsGroup: 999 };
-    const status = computePodMachineStatus(undefined, obs({ copyAs }), NOW);
+    const status = computeStatus(undefined, obs({ copyAs }), NOW);
     assert.deepEqual(status.copyAs, copyAs);
     const view = readInfrastructure({ metadata: { generation: 1 }, status });
     assert.ok(!isViolation(view));
     assert.deepEqual(view.copyAs, copyAs);
-    assert.equal('copyAs' in computePodMachineStatus(status, obs(), NOW), false);
+    assert.equal('copyAs' in computeStatus(status, obs(), NOW), false);
   });
 
   it('no providerID before the pod exists; kept, with no addresses, once it is gone', () => {
-    const before = computePodMachineStatus(undefined, obs({ pod: noPod }), NOW);
+    const before = computeStatus(undefined, obs({ pod: noPod }), NOW);
     assert.equal(before.providerID, undefined);
     assert.deepEqual(before.addresses, []);
-    const running = computePodMachineStatus(before, obs(), NOW);
-    const stopped = computePodMachineStatus(
-      running,
-      obs({ stopRequested: true, stopped: true, pod: noPod }),
-      NOW,
-    );
+    const running = computeStatus(before, obs(), NOW);
+    const stopped = computeStatus(running, obs({ stopRequested: true, stopped: true, pod: noPod }), NOW);
     assert.equal(stopped.providerID, 'pod://ns/web');
     assert.deepEqual(stopped.addresses, []);
   });
 
   it('stopped only after a stop request, once nothing runs; Ready=False Stopping then Stopped', () => {
     const stopping = obs({ stopRequested: true });
-    assert.equal(computePodMachineStatus(undefined, stopping, NOW).stopped, false);
+    assert.equal(computeStatus(undefined, stopping, NOW).stopped, false);
     assert.equal(ready(stopping)?.reason, 'Stopping');
     const stopped = obs({ stopRequested: true, stopped: true, pod: noPod });
-    const status = computePodMachineStatus(undefined, stopped, NOW);
+    const status = computeStatus(undefined, stopped, NOW);
     assert.equal(status.stopped, true);
     assert.equal(status.phase, 'Stopped');
     assert.equal(status.ready, false);
     assert.equal(ready(stopped)?.reason, 'Stopped');
     assert.equal(
-      computePodMachineStatus(undefined, obs({ stopped: true }), NOW).stopped,
+      computeStatus(undefined, obs({ stopped: true }), NOW).stopped,
       false,
       'never without a request',
     );
   });
 
   it('moves lastTransitionTime only when a condition changes', () => {
-    const first = computePodMachineStatus(undefined, obs(), NOW);
+    const first = computeStatus(undefined, obs(), NOW);
     const later = new Date('2026-01-01T01:00:00Z');
-    assert.deepEqual(computePodMachineStatus(first, obs(), later).conditions, first.conditions);
-    const changed = computePodMachineStatus(first, obs({ pod: { ...runningPod, ready: false } }), later);
+    assert.deepEqual(computeStatus(first, obs(), later).conditions, first.conditions);
+    const changed = computeStatus(first, obs({ pod: { ...runningPod, ready: false } }), later);
     assert.equal(
       changed.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime,
       '2026-01-01T01:00:00Z',
@@ -296,12 +292,12 @@ describe('computePodMachineStatus: the contract fields', () => {
 });
 
 describe('kstatus Stalled', () => {
-  const stalled = (o: PodMachineObservations, current?: Parameters<typeof computePodMachineStatus>[0]) =>
-    computePodMachineStatus(current, o, NOW).conditions?.find((c) => c.type === 'Stalled');
+  const stalled = (o: PodMachineObservations, current?: Parameters<typeof computeStatus>[0]) =>
+    computeStatus(current, o, NOW).conditions?.find((c) => c.type === 'Stalled');
 
   it('mirrors failureReason and failureMessage for a terminal failure', () => {
     const o = obs({ pod: { ...runningPod, phase: 'Failed', ready: false, failure: 'Evicted' } });
-    const status = computePodMachineStatus(undefined, o, NOW);
+    const status = computeStatus(undefined, o, NOW);
     assert.deepEqual(stalled(o), {
       type: 'Stalled',
       status: 'True',
@@ -318,7 +314,7 @@ describe('kstatus Stalled', () => {
     assert.equal(stalled(obs({ pod: { ...noPod, refused: 'exceeded quota' } })), undefined);
     const failedPod = { ...runningPod, phase: 'Failed', ready: false };
     assert.equal(stalled(obs({ stopRequested: true, pod: failedPod })), undefined);
-    const failed = computePodMachineStatus(undefined, obs({ pod: failedPod }), NOW);
+    const failed = computeStatus(undefined, obs({ pod: failedPod }), NOW);
     assert.equal(stalled(obs(), failed), undefined);
   });
 });

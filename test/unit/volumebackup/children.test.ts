@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MOVER_COMMAND, VOLUME_COPY_USER } from '../../../src/apis/index.ts';
-import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/children.ts';
+import { desiredBackupClaim, desiredCopyJob } from '../../../src/controllers/volumebackup/logic/children.ts';
 import { restrictedViolations } from '../../support/pod-security.ts';
 import { backup } from './fixtures.ts';
 

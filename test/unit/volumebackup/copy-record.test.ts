@@ -7,7 +7,7 @@ import {
   copyRecord,
   describeReport,
   POD_END_GRACE_MS,
-} from '../../../src/controllers/volumebackup/copy-record.ts';
+} from '../../../src/controllers/volumebackup/logic/copy-record.ts';
 import {
   COPY_FAILURE_ANNOTATION,
   COPY_REPORT_ANNOTATION,

@@ -8,8 +8,8 @@ import {
   formatDuration,
   jobDeadlineSeconds,
   neverHadPods,
-} from '../../../src/controllers/volumebackup/deadline.ts';
-import { computeBackupStatus } from '../../../src/controllers/volumebackup/progress.ts';
+} from '../../../src/controllers/volumebackup/logic/deadline.ts';
+import { computeStatus } from '../../../src/controllers/volumebackup/status.ts';
 import { backup, manifest } from './fixtures.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
@@ -44,7 +44,7 @@ describe('the VolumeBackup deadline', () => {
       message,
       'not completed within the deadline of 20s (--volume-copy-deadline): volume data: copy Job j-data-1 could not create its pod: forbidden',
     );
-    const status = computeBackupStatus(
+    const status = computeStatus(
       backup({ phase: 'Running', startTime: '2025-01-01T00:00:00Z' }),
       {
         progress: [{ volume: 'data', state: 'copying', attempt: 1, job: 'j-data-1' }],
@@ -61,7 +61,7 @@ describe('the VolumeBackup deadline', () => {
   });
 
   it('completes rather than fails when every volume was copied just in time', () => {
-    const status = computeBackupStatus(
+    const status = computeStatus(
       backup({ phase: 'Running' }),
       {
         progress: [{ volume: 'data', state: 'copied', manifest: manifest() }],

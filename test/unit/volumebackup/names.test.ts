@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  backupClaimName,
-  backupLabels,
-  backupName,
-  copyJobName,
-  skipRequested,
-} from '../../../src/controllers/volumebackup/names.ts';
+import { backupLabels } from '../../../src/controllers/machinebackup/names.ts';
+import { backupName, skipRequested } from '../../../src/controllers/shared/volume-backups.ts';
+import { backupClaimName, copyJobName } from '../../../src/controllers/volumebackup/names.ts';
 import { backup, machine } from './fixtures.ts';
 
 describe('backupName', () => {

@@ -9,7 +9,6 @@ import {
   MANAGED_BY_LABEL,
   MANAGED_BY_VALUE,
   machineCrd,
-  podMachineCrd,
   RULES,
   type ValidationRule,
   volumeBackupCrd,
@@ -164,74 +163,123 @@ describe('CRD details', () => {
     for (const [id, rule] of Object.entries(RULES)) assert.ok(used.has(rule), `RULES.${id} is unused`);
   });
 
+  // The tables below hold what was decided for each kind there is; a kind added since has no row,
+  // and is held by what every kind must be. A row of a kind that is gone fails.
+  const kindOf = (crd: CustomResourceDefinition) => crd.spec.names.kind;
+
   it('names and short names', () => {
+    const NAMES = [
+      ['BasicDeployment', 'basicdeployments', ['bdeploy', 'bd']],
+      ['BasicReplicaSet', 'basicreplicasets', ['brs']],
+      ['Machine', 'machines', undefined],
+      ['PodMachine', 'podmachines', undefined],
+      ['VolumeBackup', 'volumebackups', ['vb']],
+    ];
+    const named = CUSTOM_RESOURCE_DEFINITIONS.map((crd) => [
+      crd.spec.names.kind,
+      crd.spec.names.plural,
+      crd.spec.names.shortNames,
+    ]);
+    // These kinds, in this order, with these names.
     assert.deepEqual(
-      CUSTOM_RESOURCE_DEFINITIONS.map((crd) => [
-        crd.spec.names.kind,
-        crd.spec.names.plural,
-        crd.spec.names.shortNames,
-      ]),
-      [
-        ['BasicDeployment', 'basicdeployments', ['bdeploy', 'bd']],
-        ['BasicReplicaSet', 'basicreplicasets', ['brs']],
-        ['Machine', 'machines', undefined],
-        ['PodMachine', 'podmachines', undefined],
-        ['VolumeBackup', 'volumebackups', ['vb']],
-      ],
+      named.filter(([kind]) => NAMES.some(([k]) => k === kind)),
+      NAMES,
     );
+    // Every kind: lower-case names of its own, which no other kind's name or short name shadows.
+    const taken = new Set<string>();
+    for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+      const { kind, plural, singular, shortNames = [] } = crd.spec.names;
+      assert.equal(singular, kind.toLowerCase(), kind);
+      for (const name of [plural, singular, ...shortNames]) {
+        assert.match(name, /^[a-z][a-z0-9]*$/, kind);
+        assert.ok(!taken.has(name), `${kind}: ${name} names another kind too`);
+        taken.add(name);
+      }
+    }
   });
 
   it('scale subresource on the workloads only', () => {
+    const SCALES: Readonly<Record<string, boolean>> = {
+      BasicDeployment: true,
+      BasicReplicaSet: true,
+      Machine: false,
+      PodMachine: false,
+      VolumeBackup: false,
+    };
+    const kinds = CUSTOM_RESOURCE_DEFINITIONS.map(kindOf);
+    for (const kind of Object.keys(SCALES)) assert.ok(kinds.includes(kind), `no CRD of ${kind}`);
     const scale = {
       specReplicasPath: '.spec.replicas',
       statusReplicasPath: '.status.replicas',
       labelSelectorPath: '.status.selector',
     };
-    assert.deepEqual(basicDeploymentCrd.spec.versions[0]?.subresources.scale, scale);
-    assert.deepEqual(basicReplicaSetCrd.spec.versions[0]?.subresources.scale, scale);
-    assert.equal(machineCrd.spec.versions[0]?.subresources.scale, undefined);
-    assert.equal(podMachineCrd.spec.versions[0]?.subresources.scale, undefined);
-    assert.equal(volumeBackupCrd.spec.versions[0]?.subresources.scale, undefined);
+    for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+      const found = crd.spec.versions[0]?.subresources.scale;
+      const scales = SCALES[kindOf(crd)];
+      if (scales !== undefined) assert.equal(found !== undefined, scales, kindOf(crd));
+      // Every kind that scales, as a workload does: replicas in spec and status, its selector in status.
+      if (found !== undefined) assert.deepEqual(found, scale, kindOf(crd));
+    }
   });
 
   it('printer columns', () => {
-    const columns = (crd: CustomResourceDefinition) =>
-      crd.spec.versions[0]?.additionalPrinterColumns?.map(
-        (column) => `${column.name}=${column.jsonPath}:${column.type}`,
-      );
-    assert.deepEqual(columns(basicDeploymentCrd), [
-      'Desired=.spec.replicas:integer',
-      'Current=.status.replicas:integer',
-      'Ready=.status.readyReplicas:integer',
-      'Up-To-Date=.status.updatedReplicas:integer',
-      'Available=.status.availableReplicas:integer',
-      'Age=.metadata.creationTimestamp:date',
-    ]);
-    assert.deepEqual(columns(basicReplicaSetCrd), [
-      'Desired=.spec.replicas:integer',
-      'Current=.status.replicas:integer',
-      'Ready=.status.readyReplicas:integer',
-      'Available=.status.availableReplicas:integer',
-      'Age=.metadata.creationTimestamp:date',
-    ]);
-    assert.deepEqual(columns(machineCrd), [
-      'Phase=.status.phase:string',
-      'Provider=.status.infrastructureRef.kind:string',
-      'Infrastructure=.status.conditions[?(@.type=="InfrastructureReady")].status:string',
-      'Ready=.status.ready:boolean',
-      'Age=.metadata.creationTimestamp:date',
-    ]);
-    assert.deepEqual(columns(podMachineCrd), [
-      'Phase=.status.phase:string',
-      'Ready=.status.ready:boolean',
-      'Age=.metadata.creationTimestamp:date',
-    ]);
-    assert.deepEqual(columns(volumeBackupCrd), [
-      'Machine=.spec.machineName:string',
-      'Phase=.status.phase:string',
-      'Attempts=.status.attempts:integer',
-      'Age=.metadata.creationTimestamp:date',
-    ]);
+    const COLUMNS: Readonly<Record<string, readonly string[]>> = {
+      BasicDeployment: [
+        'Desired=.spec.replicas:integer',
+        'Current=.status.replicas:integer',
+        'Ready=.status.readyReplicas:integer',
+        'Up-To-Date=.status.updatedReplicas:integer',
+        'Available=.status.availableReplicas:integer',
+        'Age=.metadata.creationTimestamp:date',
+      ],
+      BasicReplicaSet: [
+        'Desired=.spec.replicas:integer',
+        'Current=.status.replicas:integer',
+        'Ready=.status.readyReplicas:integer',
+        'Available=.status.availableReplicas:integer',
+        'Age=.metadata.creationTimestamp:date',
+      ],
+      Machine: [
+        'Phase=.status.phase:string',
+        'Provider=.status.infrastructureRef.kind:string',
+        'Infrastructure=.status.conditions[?(@.type=="InfrastructureReady")].status:string',
+        'Ready=.status.ready:boolean',
+        'Age=.metadata.creationTimestamp:date',
+      ],
+      PodMachine: [
+        'Phase=.status.phase:string',
+        'Ready=.status.ready:boolean',
+        'Age=.metadata.creationTimestamp:date',
+      ],
+      VolumeBackup: [
+        'Machine=.spec.machineName:string',
+        'Phase=.status.phase:string',
+        'Attempts=.status.attempts:integer',
+        'Age=.metadata.creationTimestamp:date',
+      ],
+    };
+    const kinds = CUSTOM_RESOURCE_DEFINITIONS.map(kindOf);
+    for (const kind of Object.keys(COLUMNS)) assert.ok(kinds.includes(kind), `no CRD of ${kind}`);
+    for (const crd of CUSTOM_RESOURCE_DEFINITIONS) {
+      const columns = crd.spec.versions[0]?.additionalPrinterColumns ?? [];
+      const expected = COLUMNS[kindOf(crd)];
+      if (expected) {
+        assert.deepEqual(
+          columns.map((column) => `${column.name}=${column.jsonPath}:${column.type}`),
+          expected,
+        );
+      }
+      // Every kind: columns of distinct names, each a field of the object of a type kubectl prints.
+      const names = columns.map((column) => column.name);
+      assert.deepEqual([...new Set(names)], names, kindOf(crd));
+      for (const column of columns) {
+        assert.match(column.jsonPath, /^\.(spec|status|metadata)\./, `${kindOf(crd)}: ${column.name}`);
+        assert.ok(
+          ['integer', 'number', 'string', 'boolean', 'date'].includes(column.type),
+          `${kindOf(crd)}: ${column.name}`,
+        );
+      }
+    }
   });
 
   it('BasicDeployment defaults, including a whole strategy because nested defaults need a parent', () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { valuesSchemaJson } from '../../../scripts/generate-controllers/values-schema.ts';
 import {
   CLI_KINDS_FILE,
   controllerRules,
@@ -12,6 +13,7 @@ import {
   ROLE_FILE,
   renderControllerFiles,
   staleFilesMessage,
+  VALUES_SCHEMA_FILE,
 } from '../../../scripts/generate-controllers.ts';
 import { writeChangedFiles } from '../../../scripts/generate-crds.ts';
 import { CUSTOM_RESOURCE_DEFINITIONS } from '../../../src/apis/index.ts';
@@ -59,6 +61,31 @@ describe("files generated from the controllers' declarations", () => {
     assert.deepEqual(findStaleFiles(expected, root), []);
     writeFileSync(join(root, ROLE_FILE), `${expected[ROLE_FILE]}# edited\n`);
     assert.deepEqual(findStaleFiles(expected, root), [ROLE_FILE]);
+  });
+
+  it('give the chart a worker count for each controller, and leave the rest of values.schema.json as it is', () => {
+    const current = readFileSync(join(REPO_ROOT, VALUES_SCHEMA_FILE), 'utf8');
+    const concurrency = (schema: string): string[] =>
+      Object.keys(JSON.parse(schema).properties.concurrency.properties);
+    const another: ControllerDeclaration = { ...CONTROLLERS[0]!, name: 'another' };
+    const files = renderControllerFiles([...CONTROLLERS, another]);
+    const schema = files[VALUES_SCHEMA_FILE] ?? '';
+    assert.deepEqual(concurrency(schema), ['default', 'another', ...CONTROLLERS.map((c) => c.name).sort()]);
+    assert.equal(schema.replace('        "another": { "$ref": "#/definitions/workers" },\n', ''), current);
+    const stale = findStaleFiles(files);
+    assert.deepEqual(stale, [VALUES_SCHEMA_FILE]);
+    assert.match(
+      staleFilesMessage(stale),
+      /run `npm run generate`:\n {2}charts\/basic-operator\/values\.schema\.json/,
+    );
+  });
+
+  it("refuse a controller named like the chart's default worker count, and a schema without the property", () => {
+    assert.throws(
+      () => valuesSchemaJson(readFileSync(join(REPO_ROOT, VALUES_SCHEMA_FILE), 'utf8'), ['default'], ''),
+      /a controller may not be named "default"/,
+    );
+    assert.throws(() => valuesSchemaJson('{}', ['machine'], ''), /no "concurrency" property/);
   });
 
   it('render identically whatever the order of the declarations', () => {

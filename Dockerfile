@@ -5,6 +5,9 @@
 # The base images are build arguments, so a machine with no registry can build on local images of
 # the same contents (e2e/providers/kind/images/node-bases.ts builds those):
 #   docker build --build-arg BUILD_IMAGE=... --build-arg RUNTIME_IMAGE=... -t basic-operator:dev .
+# A release pins their defaults by digest first, where a registry answers:
+#   node scripts/pin-base-images.ts          (docker buildx imagetools inspect; writes ...@sha256:...)
+#   node scripts/pin-base-images.ts --check  (fails while one is a tag only)
 
 # Keep in step with the `node` devDependency in package.json.
 ARG NODE_VERSION=24.21.0
@@ -13,14 +16,14 @@ ARG BUILD_IMAGE=node:${NODE_VERSION}-bookworm-slim
 # The runtime: node at /nodejs/bin/node, glibc, CA certificates, time zones, user 65532; no shell.
 ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
-# Compile src/ to dist/ (tsc rewrites the .ts import specifiers to .js).
-# `npm install` (it installs the versions package-lock.json pins) rather than `npm ci`: the lock file
-# lacks the other platforms' builds of Biome's optional native package, which some registries do
-# not serve, and `npm ci` refuses such a lock file as out of sync (as in .ci/run).
+# Compile src/ to dist/ (tsc rewrites the .ts import specifiers to .js). `npm ci` installs exactly
+# what package-lock.json pins (it lists every platform's optional native packages, which npm ci
+# needs: test/unit/packaging/image.test.ts). No install scripts: the only one among the
+# dependencies is the `node` devDependency's, which would download a second Node this image has.
 FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
@@ -29,7 +32,7 @@ RUN npm run build
 FROM ${BUILD_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # No shell, no package manager; the nonroot user (65532) is numeric, so runAsNonRoot can verify it.
 FROM ${RUNTIME_IMAGE}

@@ -147,6 +147,9 @@ export class KindRelease {
       for (const namespace of [this.namespace, this.workloadNamespace]) {
         await this.kubectlOk(['create', 'namespace', namespace]);
         const labels = ['basicoperator.dev/test=true'];
+        // The suites scrape the metrics from the release's namespace: labelled as docs/install.md
+        // has a user label Prometheus's, so the chart's NetworkPolicy lets the scrapes in.
+        if (namespace === this.namespace) labels.push('metrics=enabled');
         if (this.podSecurity) {
           labels.push(
             `pod-security.kubernetes.io/enforce=${this.podSecurity}`,

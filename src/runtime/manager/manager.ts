@@ -57,6 +57,7 @@ export class Manager implements ControllerHost {
   /** events.k8s.io/v1 Events, aggregated and rate limited; shared by every controller. */
   readonly events: EventRecorder;
   private readonly eventRecorder: ApiEventRecorder;
+  private readonly leaseClient: KubeClient;
   private readonly stopSignal = new AbortController();
   private elector: LeaderElector | undefined;
   private servers: Server[] = [];
@@ -97,6 +98,13 @@ export class Manager implements ControllerHost {
       log: this.log.child({ component: 'events' }),
     });
     this.events = this.eventRecorder;
+    // The Lease too, as kube-controller-manager's leader-election client: a renewal never waits
+    // behind the controllers' writes, which under a tight budget could outlast renewDeadline.
+    this.leaseClient = new KubeClient(kubeConfig, {
+      throttle: config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined,
+      userAgent: 'basic-operator/leader-election',
+      observer: requestObserver(this.registry, host),
+    });
   }
 
   /** The recorder controller `controller` reports events about objects of `type` with. */
@@ -156,7 +164,7 @@ export class Manager implements ControllerHost {
     }
     const le = this.config.leaderElection;
     this.elector = new LeaderElector(
-      this.client,
+      this.leaseClient,
       {
         namespace: le.namespace,
         name: le.id,

@@ -7,6 +7,7 @@ import type {
   V1Pod,
   V1PodSpec,
   V1Service,
+  V1ServiceAccount,
 } from '@kubernetes/client-node';
 import { OPERATOR_FLAGS, readOperatorFlags } from '../../../src/controllers/flags.ts';
 import { envName, FLAGS, parseCommandLine } from '../../../src/runtime/manager/config.ts';
@@ -127,6 +128,8 @@ describe('the rendered operator Deployment', () => {
         logLevel: config.logLevel,
         backupJobImage: operator.backupJobImage,
         volumeCopyDeadlineMs: operator.volumeCopyDeadlineMs,
+        qps: config.qps,
+        burst: config.burst,
       },
       {
         namespaces: [],
@@ -139,9 +142,17 @@ describe('the rendered operator Deployment', () => {
         logLevel: 'info',
         backupJobImage: 'ghcr.io/basicoperator/basic-operator:0.1.0',
         volumeCopyDeadlineMs: 3_600_000,
+        qps: 100,
+        burst: 150,
       },
     );
     assert.match(config.leaderElection.identity, /^basic-operator-0_/);
+  });
+
+  it('mounts an API token in the operator pod only: its ServiceAccount mounts none into other pods', () => {
+    assert.equal(deployment.spec?.template.spec?.automountServiceAccountToken, true);
+    const account = find<Manifest & V1ServiceAccount>(manifests, 'ServiceAccount', 'basic-operator');
+    assert.equal(account.automountServiceAccountToken, false);
   });
 
   it('stops within the grace period: SIGTERM shutdown timeout < terminationGracePeriodSeconds', () => {

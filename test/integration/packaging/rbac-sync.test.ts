@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import type { V1ClusterRoleBinding, V1Deployment, V1RoleBinding, V1Service } from '@kubernetes/client-node';
+import type {
+  V1ClusterRoleBinding,
+  V1Deployment,
+  V1PodDisruptionBudget,
+  V1RoleBinding,
+  V1Service,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
 import { AGGREGATE_TO_MANAGER_LABEL } from '../../../src/apis/index.ts';
 import {
   find,
@@ -14,7 +21,8 @@ import { renderChart } from './helm.ts';
 
 /**
  * The chart and config/ (kustomize) are two hand-written descriptions of one install. These tests
- * keep them the same where it matters: RBAC rules, bindings, the operator's pod spec and Service.
+ * keep them the same where it matters: RBAC rules, bindings, the operator's pod spec, Service,
+ * NetworkPolicy and PodDisruptionBudget.
  */
 
 const BINDINGS: ReadonlyArray<{ kind: 'ClusterRoleBinding' | 'RoleBinding'; name: string; file: string }> = [
@@ -96,6 +104,42 @@ describe('chart and config/ RBAC stay in sync', () => {
       'basic-operator-metrics',
     );
     assert.deepEqual(fromChart.spec, fromConfig.spec);
+  });
+
+  it('the PodDisruptionBudget is the same in both', () => {
+    const fromChart = find<Manifest & V1PodDisruptionBudget>(chart, 'PodDisruptionBudget', 'basic-operator');
+    const fromConfig = find<Manifest & V1PodDisruptionBudget>(
+      readManifests('manager', 'pod_disruption_budget.yaml'),
+      'PodDisruptionBudget',
+      'basic-operator',
+    );
+    assert.deepEqual(fromChart.spec, fromConfig.spec);
+  });
+
+  it('the NetworkPolicy is the same in both, but for the helm test Pod the chart lets in', () => {
+    // As YAML has it (client-node's V1NetworkPolicyIngressRule calls `from` `_from`).
+    type Policy = Manifest & {
+      spec: { ingress: Array<{ from: Array<{ podSelector?: { matchLabels?: Record<string, string> } }> }> };
+    };
+    const name = 'basic-operator-allow-metrics';
+    const fromChart = find<Policy>(chart, 'NetworkPolicy', name);
+    const fromConfig = find<Policy>(readManifests('manager', 'network_policy.yaml'), 'NetworkPolicy', name);
+    const withoutTestPod = structuredClone(fromChart.spec);
+    const peers = withoutTestPod.ingress[0]?.from ?? [];
+    assert.equal(peers.at(-1)?.podSelector?.matchLabels?.['app.kubernetes.io/component'], 'test');
+    peers.pop();
+    assert.deepEqual(withoutTestPod, fromConfig.spec);
+  });
+
+  it('the ServiceAccount mounts no token into pods that do not ask, in both', () => {
+    const fromChart = find<Manifest & V1ServiceAccount>(chart, 'ServiceAccount', 'basic-operator');
+    const fromConfig = find<Manifest & V1ServiceAccount>(
+      readManifests('rbac', 'service_account.yaml'),
+      'ServiceAccount',
+      'basic-operator',
+    );
+    assert.equal(fromChart.automountServiceAccountToken, false);
+    assert.equal(fromConfig.automountServiceAccountToken, false);
   });
 
   it('the ClusterRoleBindings name the ServiceAccount the Deployment runs as', () => {

@@ -287,10 +287,80 @@ describe('the chart accepts and applies good values', () => {
     });
   });
 
-  it('leaves the ServiceMonitor, NetworkPolicy and PodDisruptionBudget out by default', async () => {
+  it('leaves the ServiceMonitor out by default, and renders the NetworkPolicy and PodDisruptionBudget', async () => {
     const kinds = new Set((await renderChart()).map((m) => m.kind));
     assert.ok(!kinds.has('ServiceMonitor'));
-    assert.ok(!kinds.has('NetworkPolicy'));
-    assert.ok(!kinds.has('PodDisruptionBudget'));
+    assert.ok(kinds.has('NetworkPolicy'));
+    assert.ok(kinds.has('PodDisruptionBudget'));
+    const off = new Set(
+      (
+        await renderChart({
+          set: ['metrics.networkPolicy.enabled=false', 'podDisruptionBudget.enabled=false'],
+        })
+      ).map((m) => m.kind),
+    );
+    assert.ok(!off.has('NetworkPolicy'));
+    assert.ok(!off.has('PodDisruptionBudget'));
+  });
+
+  it('spreads two or more replicas over nodes (soft anti-affinity) and keeps one up (PodDisruptionBudget)', async () => {
+    const selector = {
+      'app.kubernetes.io/name': 'basic-operator',
+      'app.kubernetes.io/instance': 'basic-operator',
+      'app.kubernetes.io/component': 'controller-manager',
+    };
+    const spec = (manifests: Manifest[]) =>
+      find<Manifest & V1Deployment>(manifests, 'Deployment', 'basic-operator').spec?.template.spec;
+    const three = await renderChart({ set: ['replicaCount=3'] });
+    assert.deepEqual(spec(three)?.affinity, {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 100,
+            podAffinityTerm: {
+              topologyKey: 'kubernetes.io/hostname',
+              labelSelector: { matchLabels: selector },
+            },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(find(three, 'PodDisruptionBudget', 'basic-operator').spec, {
+      maxUnavailable: 1,
+      selector: { matchLabels: selector },
+    });
+    // One replica: a budget would block drains or protect nothing, and there is nothing to spread.
+    const one = await renderChart({ set: ['replicaCount=1', 'leaderElection.enabled=false'] });
+    assert.equal(spec(one)?.affinity, undefined);
+    assert.ok(!one.some((m) => m.kind === 'PodDisruptionBudget'));
+    // The user's affinity replaces the default one.
+    const own = await renderChart({
+      set: [
+        'affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight=1',
+        'affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].key=pool',
+        'affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator=Exists',
+      ],
+    });
+    assert.deepEqual(spec(own)?.affinity, {
+      nodeAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 1, preference: { matchExpressions: [{ key: 'pool', operator: 'Exists' }] } },
+        ],
+      },
+    });
+  });
+
+  it('bounds the client budget by default (100 qps, burst 1.5 x), and passes kubeApi values on', async () => {
+    assert.deepEqual(
+      [
+        env(await renderChart()).BASIC_OPERATOR_KUBE_API_QPS,
+        env(await renderChart()).BASIC_OPERATOR_KUBE_API_BURST,
+      ],
+      ['100', '0'],
+    );
+    const set = env(await renderChart({ set: ['kubeApi.qps=40', 'kubeApi.burst=80'] }));
+    assert.deepEqual([set.BASIC_OPERATOR_KUBE_API_QPS, set.BASIC_OPERATOR_KUBE_API_BURST], ['40', '80']);
+    const off = env(await renderChart({ set: ['kubeApi.qps=0'] }));
+    assert.equal(off.BASIC_OPERATOR_KUBE_API_QPS, '0');
   });
 });

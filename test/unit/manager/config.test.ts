@@ -148,3 +148,27 @@ describe('the metrics flags', () => {
     );
   });
 });
+
+describe('the client budget flags', () => {
+  const config = (argv: string[]) => {
+    const parsed = parseConfig(argv, {});
+    if (parsed === 'help') throw new Error('unexpected help');
+    return parsed;
+  };
+
+  it("bound the API requests by default: kube-controller-manager's 20 qps / 30 burst for each of five controllers", () => {
+    assert.deepEqual({ qps: config([]).qps, burst: config([]).burst }, { qps: 100, burst: 150 });
+  });
+
+  it('take a rate, a burst of 1.5 x the rate unless given, and 0 to turn the limit off', () => {
+    assert.deepEqual(
+      { qps: config(['--kube-api-qps', '20']).qps, burst: config(['--kube-api-qps', '20']).burst },
+      { qps: 20, burst: 30 },
+    );
+    assert.equal(config(['--kube-api-qps', '20', '--kube-api-burst', '40']).burst, 40);
+    assert.deepEqual(
+      { qps: config(['--kube-api-qps', '0']).qps, burst: config(['--kube-api-qps', '0']).burst },
+      { qps: 0, burst: 0 },
+    );
+  });
+});

@@ -4,6 +4,7 @@ import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { LOCAL_BUILD_IMAGE, LOCAL_RUNTIME_IMAGE } from '../../../e2e/providers/kind/images/node-bases.ts';
+import { baseImages, withDigests } from '../../../scripts/pin-base-images.ts';
 import { REPO_ROOT } from './manifests.ts';
 
 /**
@@ -17,6 +18,12 @@ import { REPO_ROOT } from './manifests.ts';
 interface PackageJson {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
+}
+interface LockFile {
+  packages: Record<
+    string,
+    { optionalDependencies?: Record<string, string>; hasInstallScript?: boolean; dev?: boolean }
+  >;
 }
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as PackageJson;
 const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
@@ -62,7 +69,10 @@ describe('the container image', () => {
   it('builds with the Node version package.json pins', () => {
     const match = /^ARG NODE_VERSION=(\S+)$/m.exec(dockerfile);
     assert.equal(match?.[1], pkg.devDependencies.node);
-    assert.match(dockerfile, /^ARG BUILD_IMAGE=node:\$\{NODE_VERSION\}-bookworm-slim$/m);
+    assert.match(
+      dockerfile,
+      /^ARG BUILD_IMAGE=node:\$\{NODE_VERSION\}-bookworm-slim(@sha256:[0-9a-f]{64})?$/m,
+    );
     assert.match(dockerfile, /^FROM \$\{BUILD_IMAGE\} AS build$/m);
     assert.match(dockerfile, /^FROM \$\{BUILD_IMAGE\} AS prod-deps$/m);
   });
@@ -79,7 +89,10 @@ describe('the container image', () => {
     const major = pkg.devDependencies.node?.split('.')[0];
     assert.match(
       dockerfile,
-      new RegExp(`^ARG RUNTIME_IMAGE=gcr\\.io/distroless/nodejs${major}-debian12:nonroot$`, 'm'),
+      new RegExp(
+        `^ARG RUNTIME_IMAGE=gcr\\.io/distroless/nodejs${major}-debian12:nonroot(@sha256:[0-9a-f]{64})?$`,
+        'm',
+      ),
     );
     const lastFrom = [...dockerfile.matchAll(/^FROM (.*)$/gm)].map((m) => m[1]).at(-1);
     assert.match(lastFrom ?? '', /^\$\{RUNTIME_IMAGE\}$/, 'the last stage runs on RUNTIME_IMAGE');
@@ -90,20 +103,66 @@ describe('the container image', () => {
       /^ENTRYPOINT \["\/nodejs\/bin\/node", "--enable-source-maps", ("--[a-z-]+=[0-9]+", )*"dist\/main\.js"\]$/m,
     );
     assert.match(dockerfile, /"--max-old-space-size-percentage=\d+"/);
-    assert.match(dockerfile, /npm install --omit=dev/);
+    assert.match(dockerfile, /npm ci --omit=dev --ignore-scripts/);
     assert.match(dockerfile, /RUN npm run build/);
   });
 
   it('has local stand-ins named after its default base images (kind on machines with no registry)', () => {
-    const defaults = Object.fromEntries(
-      [...dockerfile.matchAll(/^ARG (\w+)=(\S+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+    const [build, runtime] = baseImages(dockerfile);
+    assert.equal(LOCAL_BUILD_IMAGE, `basic-operator.local/${build?.ref}`);
+    assert.equal(LOCAL_RUNTIME_IMAGE, `basic-operator.local/${runtime?.ref.split('/').at(-1)}`);
+  });
+
+  it('installs with npm ci and no install scripts in every stage', () => {
+    const installs = [...dockerfile.matchAll(/^RUN (npm (?:install|ci)\b.*)$/gm)].map((m) => m[1] as string);
+    assert.equal(installs.length, 2, installs.join('\n'));
+    for (const install of installs) {
+      assert.match(install, /^npm ci /, install);
+      assert.match(install, / --ignore-scripts\b/, install);
+    }
+    // The build needs no install script: the only one among the dependencies is the `node`
+    // devDependency's (it fetches the Node binary this project's own scripts run on).
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as LockFile;
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path, entry]) => `${path}${entry.dev ? '' : ' (production)'}`);
+    assert.deepEqual(withScripts, ['node_modules/node']);
+  });
+
+  it("lists every platform's optional native packages in package-lock.json, which npm ci needs", () => {
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as LockFile;
+    const missing: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+        // Resolved as Node does: next to the package, then in each node_modules above it.
+        const candidates: string[] = [];
+        for (let at = path; ; at = at.slice(0, Math.max(0, at.lastIndexOf('/node_modules/')))) {
+          candidates.push(`${at ? `${at}/` : ''}node_modules/${name}`);
+          if (!at.includes('/node_modules/')) {
+            if (at) candidates.push(`node_modules/${name}`);
+            break;
+          }
+        }
+        if (!candidates.some((candidate) => candidate in lock.packages))
+          missing.push(`${path || '(root)'} -> ${name}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('pins base images by digest with scripts/pin-base-images.ts, keeping the tag and the version ARG', () => {
+    const build = `sha256:${'1'.repeat(64)}`;
+    const runtime = `sha256:${'2'.repeat(64)}`;
+    const pinned = withDigests(dockerfile, { BUILD_IMAGE: build, RUNTIME_IMAGE: runtime });
+    assert.match(pinned, /^ARG BUILD_IMAGE=node:\$\{NODE_VERSION\}-bookworm-slim@sha256:1{64}$/m);
+    assert.deepEqual(
+      baseImages(pinned).map((image) => [image.ref, image.digest]),
+      baseImages(dockerfile).map((image) => [image.ref, image.arg === 'BUILD_IMAGE' ? build : runtime]),
     );
-    const buildImage = (defaults.BUILD_IMAGE ?? '').replace(
-      /\$\{NODE_VERSION\}/,
-      defaults.NODE_VERSION ?? '',
-    );
-    assert.equal(LOCAL_BUILD_IMAGE, `basic-operator.local/${buildImage}`);
-    const runtimeImage = (defaults.RUNTIME_IMAGE ?? '').split('/').at(-1);
-    assert.equal(LOCAL_RUNTIME_IMAGE, `basic-operator.local/${runtimeImage}`);
+    // Pinning again replaces the digest; the stand-ins' names do not change.
+    const again = withDigests(pinned, { RUNTIME_IMAGE: build });
+    assert.equal(baseImages(again)[1]?.digest, build);
+    assert.equal(again.split('\n').length, dockerfile.split('\n').length);
+    assert.throws(() => withDigests(dockerfile, { BUILD_IMAGE: 'latest' }), /not a digest/);
   });
 });

@@ -313,6 +313,15 @@ describe('desiredRestoreJob', () => {
     assert.deepEqual(restrictedViolations(spec), []);
   });
 
+  it('mounts no API token and no service links into the copy pod, as root or not: the mover only copies files', () => {
+    const pm = podMachine();
+    for (const privilege of [{ mode: 'root' } as const, nonroot]) {
+      const spec = desiredRestoreJob(pm, pm.spec.volumes![0]!, { ...copy, privilege }).spec?.template.spec;
+      assert.equal(spec?.automountServiceAccountToken, false, privilege.mode);
+      assert.equal(spec?.enableServiceLinks, false, privilege.mode);
+    }
+  });
+
   it('the probe asked of admission is the root copy pod of the same restore, in the namespace, by generateName', () => {
     const pm = podMachine();
     const volume = pm.spec.volumes![0]!;

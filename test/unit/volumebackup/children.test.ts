@@ -109,6 +109,14 @@ describe('desiredCopyJob', () => {
     assert.ok(restrictedViolations(pod!).length > 0, 'root is not what the restricted profile admits');
   });
 
+  it('mounts no API token and no service links into the copy pod, as root or not: the mover only copies files', () => {
+    for (const privilege of [ROOT, NONROOT]) {
+      const pod = job(privilege).spec?.template.spec;
+      assert.equal(pod?.automountServiceAccountToken, false);
+      assert.equal(pod?.enableServiceLinks, false);
+    }
+  });
+
   it('as non-root: meets the Pod Security restricted profile and tells the mover the level', () => {
     const pod = job(NONROOT).spec?.template.spec;
     assert.deepEqual(restrictedViolations(pod!), []);

@@ -27,7 +27,11 @@ export interface RoleRule {
  * `basic-operator-tests`, their own controllers `basic-operator-tests-controllers`, and other programs
  * on the runtime their own name (ManagerOptions.userAgent).
  */
-export const OPERATOR_USER_AGENTS: readonly string[] = ['basic-operator', 'basic-operator/events'];
+export const OPERATOR_USER_AGENTS: readonly string[] = [
+  'basic-operator',
+  'basic-operator/events',
+  'basic-operator/leader-election',
+];
 
 /** `verb group/resource[/subresource]`, the core group written `core`. */
 export type Permission = string;

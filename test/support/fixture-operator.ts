@@ -95,7 +95,7 @@ function registerFixtureControllers(manager: Manager): void {
 }
 
 function logLeaseReads(manager: Manager): void {
-  const client = manager.client;
+  const client = manager.leaseClient;
   const get = client.get.bind(client);
   client.get = async <T extends KubeObject>(
     type: ResourceType<T>,

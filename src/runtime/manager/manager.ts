@@ -34,7 +34,7 @@ export interface ManagerOptions {
   /** Who the Events say reported them, and the labels they carry. */
   events?: Pick<ApiEventRecorderOptions, 'reportingController' | 'labels'>;
   /**
-   * The User-Agent of its requests (`<userAgent>/events` for Events): the audit log tells processes
+   * The User-Agent of its requests (`<userAgent>/events` for Events, `<userAgent>/leader-election` for the Lease): the audit log tells processes
    * apart by it, and the least-privilege check counts only the operator's (e2e/support/least-privilege.ts).
    * Default `basic-operator`; another program built on the runtime names itself.
    */
@@ -57,7 +57,8 @@ export class Manager implements ControllerHost {
   /** events.k8s.io/v1 Events, aggregated and rate limited; shared by every controller. */
   readonly events: EventRecorder;
   private readonly eventRecorder: ApiEventRecorder;
-  private readonly leaseClient: KubeClient;
+  /** The leader election's client: a budget of its own (see the constructor). */
+  readonly leaseClient: KubeClient;
   private readonly stopSignal = new AbortController();
   private elector: LeaderElector | undefined;
   private servers: Server[] = [];
@@ -102,7 +103,7 @@ export class Manager implements ControllerHost {
     // behind the controllers' writes, which under a tight budget could outlast renewDeadline.
     this.leaseClient = new KubeClient(kubeConfig, {
       throttle: config.qps > 0 ? new TokenBucket(config.qps, config.burst) : undefined,
-      userAgent: 'basic-operator/leader-election',
+      userAgent: `${userAgent}/leader-election`,
       observer: requestObserver(this.registry, host),
     });
   }

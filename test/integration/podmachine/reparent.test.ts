@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { waitFor } from '../../../e2e/support/wait.ts';
-import { MACHINE, type Machine, POD_MACHINE, type PodMachine } from '../../../src/apis/index.ts';
+import {
+  CREATED_FOR_ANNOTATION,
+  MACHINE,
+  type Machine,
+  POD_MACHINE,
+  type PodMachine,
+} from '../../../src/apis/index.ts';
 import { desiredClaim, desiredPod } from '../../../src/controllers/podmachine/logic/children.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import type { KubeObject } from '../../../src/runtime/client/object.ts';
@@ -62,9 +68,15 @@ describe('PodMachine takes over the children of a Machine from before PodMachine
       return pod.status?.phase === 'Running' ? pod : undefined;
     });
 
+    // As the Machine controller makes it: controlled by the Machine, saying that Machine created it.
     await client.create<PodMachine>(POD_MACHINE, {
       ...podMachine(ns, 'web'),
-      metadata: { name: 'web', namespace: ns, ownerReferences: [byMachine] },
+      metadata: {
+        name: 'web',
+        namespace: ns,
+        ownerReferences: [byMachine],
+        annotations: { [CREATED_FOR_ANNOTATION]: machine.metadata.uid ?? '' },
+      },
     });
     const pm = await waitForPodMachine(client, ns, 'web', 'Ready', isReady);
 

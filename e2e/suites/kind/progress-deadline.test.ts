@@ -88,13 +88,15 @@ describe('progress deadline of a crash-looping rollout (kind)', { skip: KIND_ONL
       assert.equal(bd.status?.readyReplicas ?? 0, 0, 'no crashing pod is ready');
       assert.equal(condition(bd, 'Ready')?.status, 'False');
 
-      // The pods really ran and crashed: exit code 1, restarted by the kubelet.
+      // The pods really ran and crashed: exit code 1, restarted by the kubelet. The last run or the
+      // one before it exited 1: under load runc may fail to start one run (exit 128, StartError,
+      // "unable to freeze" on cgroup v1), which is the machine's, not the workload's.
       const pods = await release.list<V1Pod>('pods', release.workloadNamespace, 'app=crashing');
       assert.ok(pods.length > 0, 'the crashing deployment has pods');
       for (const pod of pods) {
         const status = pod.status?.containerStatuses?.[0];
-        const exit = status?.lastState?.terminated?.exitCode ?? status?.state?.terminated?.exitCode;
-        assert.equal(exit, 1, `${pod.metadata?.name} exited 1: ${JSON.stringify(status)}`);
+        const exits = [status?.lastState?.terminated?.exitCode, status?.state?.terminated?.exitCode];
+        assert.ok(exits.includes(1), `${pod.metadata?.name} exited 1: ${JSON.stringify(status)}`);
         assert.ok((status?.restartCount ?? 0) >= 1, `${pod.metadata?.name} was restarted`);
       }
 

@@ -35,14 +35,17 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 /**
  * The operator as src/main.ts in a child process (no leader election, its default), so the harness
  * can SIGKILL it as a crash or an evicted pod would and start another. Its reconcile counts come from
- * its /metrics endpoint (plain HTTP on a port chosen once, so every incarnation serves on it).
+ * its /metrics endpoint (plain HTTP, on a free port chosen for each incarnation).
  */
 export async function processOperator(namespace: string, cluster?: ClusterInfo): Promise<ParityOperator> {
   const { kubeconfig } = cluster ?? (await testCluster());
-  const port = await freePort();
+  let port = 0;
   let generation = 0;
   const start = async (): Promise<OperatorProcess> => {
     generation++;
+    // A port of its own each time: the one a killed incarnation freed may be taken by then (another
+    // test file or parity session runs beside this one).
+    port = await freePort();
     const operator = new OperatorProcess({
       name: `parity-operator-${generation}`,
       args: [

@@ -324,6 +324,34 @@ describe('Machine lifecycle with backups', () => {
     assert.equal((await getPodMachine(client, ns, 'beta'))?.status?.failureReason, undefined, 'cleared');
   });
 
+  it('a Machine deleted while its restore waits (its claim never binds): the restore Job is deleted, the Machine goes', async () => {
+    assert.ok(backupName, 'needs the backup of an earlier test');
+    await client.create(
+      MACHINE,
+      machine(ns, 'stalled', {
+        backup: { policy: 'None' },
+        volumes: [
+          {
+            name: 'data',
+            size: '1Gi',
+            mountPath: '/data',
+            storageClassName: 'no-such-class',
+            restoreFrom: { volumeBackup: backupName, volume: 'data' },
+          },
+        ],
+      }),
+    );
+    const restore = await waitFor('the restore Job, its pod waiting for the claim', async () =>
+      (await jobs(client, ns)).find((j) => j.metadata?.name === 'stalled-data-restore'),
+    );
+    assert.ok(!isComplete(restore), 'the copy cannot run: its claim never binds');
+    await client.delete(MACHINE, ns, 'stalled');
+    await waitForGone(client, ns, 'stalled', 90_000);
+    await waitFor('the restore Job to be deleted', async () =>
+      (await jobs(client, ns)).every((j) => j.metadata?.name !== 'stalled-data-restore'),
+    );
+  });
+
   it('lets a Machine with backup policy None go at once, without a backup', async () => {
     await client.create(MACHINE, machine(ns, 'gamma', { backup: { policy: 'None' } }));
     const m = await waitForMachine(client, ns, 'gamma', 'Running and Ready', isRunningAndReady);

@@ -7,6 +7,7 @@ import { sleep } from './async.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
 import { MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
+import { queueTimes } from './measure/queue-times.ts';
 import { refuseOtherClusters } from './others.ts';
 import { evaluateReconcileErrors } from './soak/alert.ts';
 import { chartDefaults } from './soak/chart.ts';
@@ -53,6 +54,7 @@ const { values } = parseArgs({
   },
 });
 
+const CONTROLLERS = ['basicdeployment', 'basicreplicaset'];
 const NAMESPACES = { lease: 'soak-system', baseline: 'normal', hostile: 'normal-2', tenant: 'hostile' };
 const provider = selectProvider();
 const local = provider instanceof LocalProvider ? provider.cluster : undefined;
@@ -118,7 +120,9 @@ let figures: SoakFigures;
 try {
   log(`phase A: a normal rollout alone, in ${NAMESPACES.baseline}`);
   const fromA = Date.now();
+  const metricsA = await operator.metrics();
   const baseline = await normalRollout(cluster, NAMESPACES.baseline, rollout);
+  const queuesA = queueTimes(metricsA, await operator.metrics(), CONTROLLERS);
   const toA = Date.now();
 
   log(`phase B: the hostile tenant in ${NAMESPACES.tenant}`);
@@ -127,7 +131,9 @@ try {
   await sleep(Number(values['warmup-seconds']) * 1000);
   log(`phase B: the same rollout in ${NAMESPACES.hostile}, beside the tenant`);
   const fromB = Date.now();
+  const metricsB = await operator.metrics();
   const hostile = await normalRollout(cluster, NAMESPACES.hostile, rollout);
+  const queuesB = queueTimes(metricsB, await operator.metrics(), CONTROLLERS);
   const toB = Date.now();
   const tenantFigures = await tenant.stop();
   const operatorFigures = await operator.stop();
@@ -150,6 +156,10 @@ try {
       hostile: phase(NAMESPACES.hostile, fromB, toB),
     },
     tenant: tenantFigures,
+    queues: {
+      baseline: { times: queuesA, deepest: operator.deepestQueues(fromA, toA) },
+      hostile: { times: queuesB, deepest: operator.deepestQueues(fromB, toB) },
+    },
   };
 } finally {
   await tenant.removeWebhook();

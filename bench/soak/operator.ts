@@ -12,6 +12,8 @@ export interface MetricsSample {
   /** Counters of the process read: they start again from 0 after a restart. */
   reconciles: Record<string, number>;
   errors: Record<string, number>;
+  /** Items waiting in each controller's work queue. */
+  depth: Record<string, number>;
   heapUsedBytes: number;
   heapTotalBytes: number;
   rssBytes: number;
@@ -143,11 +145,12 @@ export class SoakOperator {
     while (!this.stopping) {
       const pid = this.pid;
       try {
-        const text = await (await fetch(`http://127.0.0.1:${this.ports.metrics}/metrics`)).text();
+        const text = await this.metrics();
         const sample: MetricsSample = {
           at: Date.now(),
           reconciles: {},
           errors: {},
+          depth: {},
           heapUsedBytes: unlabelled(text, 'nodejs_heap_size_used_bytes'),
           heapTotalBytes: unlabelled(text, 'nodejs_heap_size_total_bytes'),
           rssBytes: unlabelled(text, 'process_resident_memory_bytes'),
@@ -157,7 +160,12 @@ export class SoakOperator {
           'controller_runtime_reconcile_total',
           'controller_runtime_reconcile_errors_total',
           'rest_client_requests_total',
+          'workqueue_depth',
         ])) {
+          if (metric === 'workqueue_depth') {
+            sample.depth[labels.name ?? ''] = value;
+            continue;
+          }
           if (metric === 'rest_client_requests_total') {
             if (labels.code === '422')
               now422.set(labels.method ?? '', (now422.get(labels.method ?? '') ?? 0) + value);
@@ -180,6 +188,21 @@ export class SoakOperator {
       }
       await sleep(this.sampleMs);
     }
+  }
+
+  /** Its /metrics now. */
+  async metrics(): Promise<string> {
+    return (await fetch(`http://127.0.0.1:${this.ports.metrics}/metrics`)).text();
+  }
+
+  /** The deepest each work queue was at a reading between `from` and `to`. */
+  deepestQueues(from: number, to: number): Record<string, number> {
+    const deepest: Record<string, number> = {};
+    for (const s of this.samples) {
+      if (s.at < from || s.at > to) continue;
+      for (const [queue, n] of Object.entries(s.depth)) deepest[queue] = Math.max(deepest[queue] ?? 0, n);
+    }
+    return deepest;
   }
 
   /** Stops it (SIGTERM) and returns what was seen of it over the whole soak. */

@@ -1,3 +1,4 @@
+import { describeQueueTimes, type QueueTimes } from '../measure/queue-times.ts';
 import type { AlertEvaluation } from './alert.ts';
 import type { ReconcileErrorsRule } from './chart.ts';
 import type { OperatorFigures } from './operator.ts';
@@ -13,6 +14,11 @@ export interface SoakFigures {
   statusWrites: StatusWrites;
   alert: { rule: ReconcileErrorsRule; baseline: AlertEvaluation; hostile: AlertEvaluation };
   tenant: TenantFigures;
+  /** Each phase: the operator's work queues over it (items, mean time queued and worked) and their deepest. */
+  queues: Record<
+    'baseline' | 'hostile',
+    { times: Record<string, QueueTimes>; deepest: Record<string, number> }
+  >;
 }
 
 /** The normal rollout under the hostile tenant over the one without: the goal (docs/soak.md), printed, never asserted. */
@@ -55,6 +61,22 @@ export function report(figures: SoakFigures): string[] {
     row('template change to all ready', a.changeToReadySeconds, b.changeToReadySeconds, 's', 1),
     row(`reaction p50 (${a.latency.changes} scale-ups)`, a.latency.p50Ms, b.latency.p50Ms, 'ms'),
     row('reaction p99', a.latency.p99Ms, b.latency.p99Ms, 'ms'),
+    ...(a.latency.hops && b.latency.hops && a.latency.controllers && b.latency.controllers
+      ? [
+          row(
+            '  to the deployment seen p99',
+            a.latency.hops.toDeployment.p99Ms,
+            b.latency.hops.toDeployment.p99Ms,
+            'ms',
+          ),
+          row("  the controllers' part p50", a.latency.controllers.p50Ms, b.latency.controllers.p50Ms, 'ms'),
+          row("  the controllers' part p99", a.latency.controllers.p99Ms, b.latency.controllers.p99Ms, 'ms'),
+        ]
+      : []),
+    ...(['baseline', 'hostile'] as const).map(
+      (phase) =>
+        `work queues over ${phase === 'baseline' ? 'A' : 'B'}: ${describeQueueTimes(figures.queues[phase].times)}; deepest ${describeCounts(figures.queues[phase].deepest)}`,
+    ),
     `operator restarts: ${operator.restarts}${operator.exits.length > 0 ? ` (${operator.exits.join('; ')})` : ''}`,
     `operator memory against ${limit}: peak RSS ${mib(operator.peakRssMiB)}, heap used at most ${mib(operator.peakHeapUsedMiB)} of ${mib(operator.peakHeapTotalMiB)} held` +
       (operator.cgroupPeakMiB === undefined

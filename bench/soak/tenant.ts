@@ -159,24 +159,27 @@ export class HostileTenant {
     log(`  hostile: ${what}: ${this.figures.objects[what]}`);
   }
 
-  /** The webhook's refusal as a client sees it: a pod created (dry run) in the namespace. */
+  /**
+   * The webhook's refusal as a client sees it: a pod created (dry run) in the namespace, until the
+   * API server has the webhook's configuration (it takes it from a watch, a moment after the create).
+   */
   private async refusalSeen(): Promise<number | undefined> {
-    try {
-      await this.cluster.client.create(
-        CoreTypes.Pod,
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          metadata: { name: 'refused', namespace: this.namespace, labels: { app: 'probe' } },
-          spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
-        },
-        { dryRun: true },
-      );
-      this.figures.failedRequests.push('the webhook let a pod through');
-      return undefined;
-    } catch (err) {
-      return errorMessage(err).length;
+    const probe = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'refused', namespace: this.namespace, labels: { app: 'probe' } },
+      spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+    };
+    for (let attempt = 0; attempt < 60; attempt++) {
+      try {
+        await this.cluster.client.create(CoreTypes.Pod, probe, { dryRun: true });
+      } catch (err) {
+        return errorMessage(err).length;
+      }
+      await sleep(500);
     }
+    this.figures.failedRequests.push('the webhook let pods through for 30 s');
+    return undefined;
   }
 
   private async keepChanging(): Promise<void> {

@@ -9,6 +9,7 @@ const sample = (at: number, reconciles: number, errors: number): MetricsSample =
   at: at * 1000,
   reconciles: { basicreplicaset: reconciles },
   errors: { basicreplicaset: errors },
+  depth: {},
   heapUsedBytes: 0,
   heapTotalBytes: 0,
   rssBytes: 0,

@@ -2,13 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
-import { KIND_CLUSTER, KindProvider } from '../e2e/providers/kind/index.ts';
-import { commandLine, runningClusters } from '../e2e/providers/local/components.ts';
+import { commandLine } from '../e2e/providers/local/components.ts';
 import { LocalProvider } from '../e2e/providers/local/index.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
 import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
 import type { ScalableObject } from './measure/scale-ups.ts';
+import { refuseOtherClusters } from './others.ts';
 import { report } from './report.ts';
 import { kcmSide } from './sides/kcm.ts';
 import { operatorSide } from './sides/operator.ts';
@@ -95,20 +95,7 @@ const R = Number(values.replicas);
 
 const provider = selectProvider();
 const measuredLocal = provider instanceof LocalProvider ? provider.cluster : undefined;
-const others = [
-  ...runningClusters()
-    .filter((cluster) => cluster !== measuredLocal)
-    .map((cluster) => `local ${cluster}`),
-  ...(provider.name !== 'kind' && (await new KindProvider().running()) ? [`kind ${KIND_CLUSTER}`] : []),
-];
-if (others.length > 0) {
-  const running = `the project's other clusters are running beside the one measured: ${others.join(', ')}`;
-  if (!values['allow-others']) {
-    log(`${running}; stop them, or pass --allow-others to measure anyway`);
-    process.exit(2);
-  }
-  log(`${running} (--allow-others: their load skews the figures)`);
-}
+await refuseOtherClusters(provider, values['allow-others']);
 const info = await provider.up();
 const cluster = new MeasuredCluster(info, measuredLocal);
 

@@ -40,6 +40,16 @@ export class MemoryCgroup {
     return Number(readFileSync(`${this.path}/memory.failcnt`, 'utf8').trim());
   }
 
+  /** The group's peak memory use so far (memory.max_usage_in_bytes: RSS and page cache, as the kernel counts it). */
+  peakBytes(): number {
+    return Number(readFileSync(`${this.path}/memory.max_usage_in_bytes`, 'utf8').trim());
+  }
+
+  /** Clears the peak, so that peakBytes() counts from now (a fresh group may hold a previous run's). */
+  resetPeak(): void {
+    writeFileSync(`${this.path}/memory.max_usage_in_bytes`, '0');
+  }
+
   remove(): void {
     try {
       rmdirSync(this.path);

@@ -1,5 +1,5 @@
 import { imageNodeFlags } from '../../e2e/support/image-node-flags.ts';
-import { freePort, OperatorProcess } from '../../e2e/support/operator-process.ts';
+import { freePort, type LogLine, OperatorProcess } from '../../e2e/support/operator-process.ts';
 import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../../src/apis/index.ts';
 import type { MeasuredCluster } from '../cluster.ts';
 import { log } from '../log.ts';
@@ -65,7 +65,8 @@ async function startedOperator(
   const ports = { metrics: await freePort(), health: await freePort(), inspector: await freePort() };
   const metricsUrl = `http://127.0.0.1:${ports.metrics}/metrics`;
   const { memoryLimit, cgroup } = settings;
-  let operator = startOperator(cluster, ns, ports, settings);
+  const watch = { namespaces: [ns], leaseNamespace: ns, echo: process.stderr };
+  let operator = startOperator(cluster, watch, ports, settings);
   try {
     await operator.waitForHttp('ready, its caches synced', ports.health, '/readyz', 120_000);
   } catch (err) {
@@ -96,7 +97,7 @@ async function startedOperator(
       log('  restarting the operator (SIGTERM, then a new process)');
       await operator.stop({ graceMs: 30_000 });
       const startedAt = Date.now();
-      operator = startOperator(cluster, ns, ports, settings);
+      operator = startOperator(cluster, watch, ports, settings);
       try {
         return await operatorStartup(startedAt, ports);
       } finally {
@@ -107,16 +108,27 @@ async function startedOperator(
   };
 }
 
+/** What the operator watches, where it holds its lease, and what becomes of its log lines. */
+export interface OperatorWatch {
+  readonly namespaces: readonly string[];
+  readonly leaseNamespace: string;
+  /** Every log line is written here as it arrives (the bench: stderr). */
+  readonly echo?: NodeJS.WritableStream;
+  /** Keep only this many of the last lines in memory (a long run that logs much). */
+  readonly retainLines?: number;
+  readonly onLine?: (line: LogLine) => void;
+}
+
 /**
  * The operator as its image and chart run it: the compiled dist/main.js, with the image's Node flags,
  * inside the chart's memory limit.
  */
-function startOperator(
+export function startOperator(
   cluster: MeasuredCluster,
-  ns: string,
+  watch: OperatorWatch,
   ports: { metrics: number; health: number; inspector: number },
   settings: OperatorSettings,
-) {
+): OperatorProcess {
   const node = (args: string[]) =>
     settings.cgroup?.wrap(process.execPath, args) ?? { command: process.execPath, args };
   return new OperatorProcess({
@@ -130,7 +142,7 @@ function startOperator(
       '--kubeconfig',
       cluster.info.kubeconfig,
       '--namespaces',
-      ns,
+      watch.namespaces.join(','),
       '--kube-api-qps',
       String(settings.qps),
       '--kube-api-burst',
@@ -140,7 +152,7 @@ function startOperator(
       // As the chart runs it (and kube-controller-manager runs): with a leader lease to renew.
       '--leader-elect',
       '--leader-election-namespace',
-      ns,
+      watch.leaseNamespace,
       '--metrics-secure=false',
       '--metrics-bind-address',
       `127.0.0.1:${ports.metrics}`,
@@ -149,6 +161,8 @@ function startOperator(
       '--log-level',
       'warn',
     ]),
-    echo: process.stderr,
+    echo: watch.echo,
+    retainLines: watch.retainLines,
+    onLine: watch.onLine,
   });
 }

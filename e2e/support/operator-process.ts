@@ -46,6 +46,13 @@ export interface OperatorProcessOptions {
   logFile?: string;
   /** Writes every output line here too as it arrives, prefixed with the name. */
   echo?: NodeJS.WritableStream;
+  /**
+   * Keeps only about this many of the last lines in `lines` and `logs` (a long run of an operator
+   * that logs much); indexes into them (waitForLog's `from`, indexOf) then mean nothing. Default: all.
+   */
+  retainLines?: number;
+  /** Called with every line, parsed, as it arrives. */
+  onLine?: (line: LogLine) => void;
 }
 
 export interface ProcStats {
@@ -80,11 +87,17 @@ export class OperatorProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const file = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
-    const echo = options.echo;
+    const { echo, onLine, retainLines = Number.POSITIVE_INFINITY } = options;
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => {
+        const parsed = parseLine(line);
         this.lines.push(line);
-        this.logs.push(parseLine(line));
+        this.logs.push(parsed);
+        if (this.lines.length > 2 * retainLines) {
+          this.lines.splice(0, this.lines.length - retainLines);
+          this.logs.splice(0, this.logs.length - retainLines);
+        }
+        onLine?.(parsed);
         file?.write(`${line}\n`);
         echo?.write(`[${this.name}] ${line}\n`);
       });

@@ -1,0 +1,162 @@
+import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../../src/apis/index.ts';
+import { Informer } from '../../src/runtime/cache/informer.ts';
+import type { ResourceType } from '../../src/runtime/client/resource.ts';
+import { rootLogger } from '../../src/runtime/log.ts';
+import { sleep } from '../async.ts';
+import type { MeasuredCluster } from '../cluster.ts';
+import { log } from '../log.ts';
+import { type ReactionLatency, reactionLatency } from '../measure/latency.ts';
+import { PodCreates } from '../measure/pod-creates.ts';
+import { type ScalableObject, ScaleUps } from '../measure/scale-ups.ts';
+import { deploymentSpec } from '../sides/side.ts';
+
+export interface RolloutSettings {
+  replicas: number;
+  latencyChanges: number;
+  latencyGapMs: number;
+  /** Quiet time before the reaction latency. */
+  settleMs: number;
+  timeoutMs: number;
+}
+
+/** A normal tenant's rollout, timed: from its create, and from a template change, to all ready. */
+export interface RolloutFigures {
+  namespace: string;
+  replicas: number;
+  createToReadySeconds: number;
+  changeToReadySeconds: number;
+  latency: ReactionLatency;
+}
+
+/** The one BasicDeployment of a normal namespace; `d-0`, as the reaction latency names deployments. */
+const NAME = 'd-0';
+
+/**
+ * In `namespace` (created fresh; the operator already watches it): one BasicDeployment of R
+ * replicas created and waited for until ready, then its template changed and waited for until
+ * every replica is updated and ready; then, settled, the reaction latency of the benchmark
+ * (bench/measure/latency.ts): scale-ups one at a time, from the patch to the first pod published.
+ */
+export async function normalRollout(
+  cluster: MeasuredCluster,
+  namespace: string,
+  settings: RolloutSettings,
+): Promise<RolloutFigures> {
+  await cluster.freshNamespace(namespace);
+  const stop = new AbortController();
+  try {
+    const creates = new PodCreates(cluster.client, namespace, stop.signal);
+    const followed = new FollowedDeployment(cluster, namespace, stop.signal);
+    await followed.synced();
+    await sleep(500);
+
+    const created = Date.now();
+    const first = await cluster.client.create(BASIC_DEPLOYMENT, {
+      apiVersion: BASIC_DEPLOYMENT.apiVersion,
+      kind: BASIC_DEPLOYMENT.kind,
+      metadata: { name: NAME, namespace },
+      spec: deploymentSpec(0, settings.replicas),
+    });
+    await followed.readyAt(first.metadata.generation ?? 1, settings.timeoutMs);
+    const createToReadySeconds = (Date.now() - created) / 1000;
+    log(`  ${namespace}: ${settings.replicas} replicas ready in ${createToReadySeconds.toFixed(1)}s`);
+
+    const changed = Date.now();
+    const second = await cluster.client.patch(BASIC_DEPLOYMENT, {
+      namespace,
+      name: NAME,
+      patchType: 'merge',
+      body: { spec: { template: { metadata: { annotations: { 'soak.basicoperator.dev/revision': '2' } } } } },
+    });
+    await followed.readyAt(second.metadata.generation ?? 2, settings.timeoutMs);
+    const changeToReadySeconds = (Date.now() - changed) / 1000;
+    log(`  ${namespace}: template change rolled out in ${changeToReadySeconds.toFixed(1)}s`);
+
+    const scaleUps = (type: ResourceType<ScalableObject>, appOf: (o: ScalableObject) => string | undefined) =>
+      new ScaleUps(cluster.client, type, namespace, stop.signal, appOf);
+    const deploymentScales = scaleUps(BASIC_DEPLOYMENT, (d) => d.metadata?.name);
+    const setScales = scaleUps(BASIC_REPLICA_SET, (s) => s.metadata?.labels?.app);
+    await Promise.all([deploymentScales.listed, setScales.listed]);
+    await sleep(settings.settleMs);
+    log(`  ${namespace}: reaction latency, ${settings.latencyChanges} scale-ups one at a time`);
+    const latency = await reactionLatency({
+      deployments: 1,
+      replicas: settings.replicas,
+      changes: settings.latencyChanges,
+      scale: (name, replicas) =>
+        cluster.client.patch(BASIC_DEPLOYMENT, {
+          namespace,
+          name,
+          patchType: 'merge',
+          body: { spec: { replicas } },
+          subresource: 'scale',
+        }),
+      creates,
+      deploymentScales,
+      setScales,
+      settleMs: settings.latencyGapMs,
+    });
+    log(`  ${namespace}: reaction p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms`);
+    return {
+      namespace,
+      replicas: settings.replicas,
+      createToReadySeconds,
+      changeToReadySeconds,
+      latency,
+    };
+  } finally {
+    stop.abort();
+  }
+}
+
+/** The BasicDeployment NAME of a namespace through an informer: resolves, to the event, when it is ready. */
+class FollowedDeployment {
+  private readonly informer: Informer<BasicDeployment>;
+  private readonly namespace: string;
+  private waiter: ((d: BasicDeployment) => void) | undefined;
+
+  constructor(cluster: MeasuredCluster, namespace: string, signal: AbortSignal) {
+    this.namespace = namespace;
+    this.informer = new Informer<BasicDeployment>(
+      cluster.client,
+      BASIC_DEPLOYMENT,
+      { namespaces: [namespace] },
+      rootLogger('error'),
+    );
+    const seen = (d: BasicDeployment) => {
+      if (d.metadata.name === NAME) this.waiter?.(d);
+    };
+    this.informer.addHandler({ onAdd: seen, onUpdate: (_, d) => seen(d) });
+    this.informer.start(signal);
+  }
+
+  synced(): Promise<void> {
+    return this.informer.waitForSync();
+  }
+
+  /** Ready for `generation` or a later one: every replica updated and available, no older pod left. */
+  readyAt(generation: number, timeoutMs: number): Promise<void> {
+    const ready = (d: BasicDeployment | undefined) =>
+      d?.status?.ready === true && (d.status.observedGeneration ?? 0) >= generation;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        const status = this.informer.get(this.namespace, NAME)?.status;
+        reject(
+          new Error(
+            `${NAME} not ready for generation ${generation} in ${timeoutMs} ms: ${JSON.stringify(status)}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        resolve();
+      };
+      this.waiter = (d) => {
+        if (ready(d)) done();
+      };
+      if (ready(this.informer.get(this.namespace, NAME))) done();
+    });
+  }
+}

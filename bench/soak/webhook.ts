@@ -1,0 +1,113 @@
+import { createServer, type Server } from 'node:https';
+import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { freePort } from '../../e2e/support/operator-process.ts';
+import { resourceOf } from '../../src/runtime/client/resource.ts';
+import { selfSignedMaterial } from '../../src/runtime/manager/metrics/tls-material.ts';
+import type { MeasuredCluster } from '../cluster.ts';
+
+const WEBHOOK_CONFIGURATION = resourceOf<V1ValidatingWebhookConfiguration>()({
+  group: 'admissionregistration.k8s.io',
+  version: 'v1',
+  kind: 'ValidatingWebhookConfiguration',
+  plural: 'validatingwebhookconfigurations',
+  namespaced: false,
+});
+
+const NAME = 'basic-operator-soak-refuse-pods';
+
+/**
+ * A validating webhook that refuses every pod created in one namespace (but those labelled
+ * app=`exemptApp`) with a message of `messageCharacters`: served from this process over HTTPS on
+ * 127.0.0.1 (the local control plane runs on this machine) with a self-signed certificate the
+ * configuration trusts. Cluster-scoped: `remove()` must run, also when the soak fails.
+ */
+export class RefusingWebhook {
+  /** Admission reviews answered. */
+  calls = 0;
+  readonly message: string;
+  private readonly server: Server;
+  private readonly cluster: MeasuredCluster;
+
+  private constructor(cluster: MeasuredCluster, server: Server, message: string) {
+    this.cluster = cluster;
+    this.server = server;
+    this.message = message;
+  }
+
+  static async install(
+    cluster: MeasuredCluster,
+    namespace: string,
+    exemptApp: string,
+    messageCharacters: number,
+  ): Promise<RefusingWebhook> {
+    const sentence = `pods in namespace ${namespace} are refused by the soak's hostile tenant; `;
+    const message = sentence
+      .repeat(Math.ceil(messageCharacters / sentence.length))
+      .slice(0, messageCharacters);
+    const tls = selfSignedMaterial();
+    const server = createServer({ cert: tls.cert, key: tls.key });
+    const webhook = new RefusingWebhook(cluster, server, message);
+    server.on('request', (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        webhook.calls++;
+        const uid = (JSON.parse(body) as { request?: { uid?: string } }).request?.uid;
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: 'admission.k8s.io/v1',
+            kind: 'AdmissionReview',
+            response: { uid, allowed: false, status: { code: 403, reason: 'Forbidden', message } },
+          }),
+        );
+      });
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    await deleteConfiguration(cluster);
+    await cluster.client.create(WEBHOOK_CONFIGURATION, {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingWebhookConfiguration',
+      metadata: { name: NAME },
+      webhooks: [
+        {
+          name: 'refuse-pods.soak.basicoperator.dev',
+          clientConfig: {
+            url: `https://127.0.0.1:${port}/refuse`,
+            caBundle: Buffer.from(tls.cert).toString('base64'),
+          },
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              resources: ['pods'],
+              scope: 'Namespaced',
+            },
+          ],
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
+          objectSelector: { matchExpressions: [{ key: 'app', operator: 'NotIn', values: [exemptApp] }] },
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          failurePolicy: 'Fail',
+          timeoutSeconds: 5,
+        },
+      ],
+    });
+    return webhook;
+  }
+
+  /** Deletes the configuration and stops serving. */
+  async remove(): Promise<void> {
+    await deleteConfiguration(this.cluster);
+    this.server.close();
+  }
+}
+
+/** The configuration gone, if there is one (of this run, or left by an earlier one). */
+const deleteConfiguration = (cluster: MeasuredCluster) =>
+  cluster.client.delete(WEBHOOK_CONFIGURATION, undefined, NAME).catch(() => undefined);

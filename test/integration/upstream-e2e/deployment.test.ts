@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { NEVER_READY_ANNOTATION } from '../../../e2e/providers/local/kwok-stages.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
-import { isNotFound } from '../../../src/runtime/client/errors.ts';
+import { isConflict, isNotFound } from '../../../src/runtime/client/errors.ts';
 import { CoreTypes, objectPath } from '../../../src/runtime/client/resource.ts';
 import { PodWatcher } from '../../support/pod-watch.ts';
 import {
@@ -584,13 +584,21 @@ describe("Kubernetes' e2e: Deployment (test/e2e/apps/deployment.go, v1.36.3)", (
       );
 
       // Upstream PUTs its first object back with changes and no resourceVersion (an unconditional
-      // update, which custom resources do not allow): here with the current resourceVersion.
+      // update, which custom resources do not allow): here with the current resourceVersion, read
+      // again when the controller's status write moved it in between (409).
       const update = structuredClone(d);
       update.metadata.labels = { ...update.metadata.labels, 'test-deployment': 'updated' };
       update.spec.template.spec.containers[0]!.image = AGNHOST;
       update.spec.replicas = 2;
-      update.metadata.resourceVersion = (await getDeployment(k, name)).metadata.resourceVersion;
-      await k.client.update(k.deployments, update);
+      for (let attempt = 1; ; attempt++) {
+        update.metadata.resourceVersion = (await getDeployment(k, name)).metadata.resourceVersion;
+        try {
+          await k.client.update(k.deployments, update);
+          break;
+        } catch (err) {
+          if (!isConflict(err) || attempt >= 5) throw err;
+        }
+      }
       const fromStatus = await k.client.request<Workload>('GET', statusPath(k, name));
       assert.equal(fromStatus.spec.template.spec.containers[0]?.image, AGNHOST, 'image updated');
       assert.equal(fromStatus.metadata.labels?.['test-deployment'], 'updated', 'labels updated');

@@ -14,6 +14,7 @@ import {
   absentListGuard,
   type JsonPatch,
   patchWithGuards,
+  pointerSegment,
   uidGuard,
 } from '../../runtime/write/guarded-patch.ts';
 import { adoptPatch, releasePatch } from '../../runtime/write/owner-refs.ts';
@@ -25,7 +26,7 @@ import { adoptPatch, releasePatch } from '../../runtime/write/owner-refs.ts';
  */
 
 /** JSON Pointer to the marker label ("/" in a key is escaped as "~1"). */
-const MARKER_PATH = `/metadata/labels/${REPLICA_SET_POD_LABEL.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+const MARKER_PATH = `/metadata/labels/${pointerSegment(REPLICA_SET_POD_LABEL)}`;
 
 function resourceVersionGuard(obj: KubeObject): JsonPatch {
   const rv = obj.metadata?.resourceVersion;

@@ -13,6 +13,7 @@ import {
   absentListGuard,
   type JsonPatch,
   patchWithGuards,
+  pointerSegment,
   uidGuard,
 } from '../../runtime/write/guarded-patch.ts';
 import { controllerReference } from '../../runtime/write/owner-refs.ts';
@@ -31,9 +32,6 @@ export function isInherited(obj: KubeObject, podMachine: PodMachine): boolean {
     controllerRefOf(obj)?.uid === owner
   );
 }
-
-/** `~` and `/` escaped for a JSON Pointer segment (RFC 6901). */
-const pointerSegment = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * The patch that hands `obj` over from the PodMachine's controller owner to the PodMachine: the

@@ -15,6 +15,9 @@ import { type Backoff, backoffDelays } from './retry.ts';
  * of an update (which fails on any change to the object, related or not).
  */
 
+/** `key` as one JSON Pointer segment (RFC 6901): `~` and `/` escaped, for a label or annotation path. */
+export const pointerSegment = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
 export type JsonPatch = Operation[];
 
 export interface GuardedPatchOptions {

@@ -4,7 +4,7 @@
 // write the object), and the grant is used up by the adoption.
 import { ADOPTABLE_BY_ANNOTATION, MACHINE, type Machine } from '../../../apis/index.ts';
 import type { KubeObject } from '../../../runtime/client/object.ts';
-import type { JsonPatch } from '../../../runtime/write/guarded-patch.ts';
+import { type JsonPatch, pointerSegment } from '../../../runtime/write/guarded-patch.ts';
 import { adoptPatch } from '../../../runtime/write/owner-refs.ts';
 import { describeRef } from './reference.ts';
 
@@ -20,7 +20,7 @@ export function adoptionRefusal(obj: KubeObject, machine: Machine): string | und
     : `${name} may be adopted by Machine ${grantee}, not by this one; whoever made it annotates it ${grant} to hand it over to this Machine`;
 }
 
-const ANNOTATION_PATH = `/metadata/annotations/${ADOPTABLE_BY_ANNOTATION.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+const ANNOTATION_PATH = `/metadata/annotations/${pointerSegment(ADOPTABLE_BY_ANNOTATION)}`;
 
 /**
  * The patch that makes `machine` the controller of `obj` and removes the grant, tested to still name

@@ -137,7 +137,9 @@ function staleAvailable(state: SideState, c: WireCondition): boolean {
   const finished =
     (w.status?.updatedReplicas ?? 0) >= replicas && (w.status?.availableReplicas ?? 0) >= replicas;
   if (finished) return false;
-  const since = millis(c.lastUpdateTime ?? c.lastTransitionTime);
+  // Ours is a metav1.Condition (no lastUpdateTime): status.lastProgressTime is when it was written, as
+  // lastUpdateTime is for kube-controller-manager (neither moves while the reason stays).
+  const since = millis(c.lastUpdateTime ?? w.status?.lastProgressTime ?? c.lastTransitionTime);
   if (!Number.isFinite(since)) return false;
   // The API server's times have whole seconds: a write in the second the step began counts as after.
   if (state.rolloutSince !== undefined && since < Math.floor(state.rolloutSince / 1000) * 1000) return true;

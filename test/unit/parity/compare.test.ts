@@ -103,6 +103,39 @@ describe('parity comparison', () => {
     assert.equal(diffSnapshots(snapshot(noRollout), snapshot(updated)).length, 1);
   });
 
+  it("dates our NewReplicaSetAvailable by status.lastProgressTime, as kcm's by lastUpdateTime (seed 247)", () => {
+    // A Recreate rollout completed at 0 replicas in the step that created its set, then scaled to 3
+    // of never-ready pods: both sides keep NewReplicaSetAvailable. metav1.Condition has no
+    // lastUpdateTime; its lastTransitionTime is from the first Progressing=True, long before.
+    const stepAt = Date.parse('2026-01-01T00:10:00.400Z');
+    const resting = (side: typeof kcm) => {
+      const st = state(side);
+      st.sets[0]!.metadata.creationTimestamp = new Date('2026-01-01T00:10:00Z');
+      st.workload!.spec.replicas = 3;
+      return { ...st, rolloutSince: stepAt };
+    };
+    const theirs = resting(kcm);
+    theirs.workload!.status!.conditions = [
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'NewReplicaSetAvailable',
+        lastUpdateTime: '2026-01-01T00:10:01Z',
+      },
+    ];
+    const ours = resting(bo);
+    ours.workload!.status!.lastProgressTime = '2026-01-01T00:10:01Z';
+    ours.workload!.status!.conditions = [
+      {
+        type: 'Progressing',
+        status: 'True',
+        reason: 'NewReplicaSetAvailable',
+        lastTransitionTime: '2026-01-01T00:01:00Z',
+      },
+    ];
+    assert.deepEqual(diffSnapshots(snapshot(theirs), snapshot(ours)), []);
+  });
+
   it('flags a controller reconciling more than about once per object per second at rest', () => {
     const samples = [0, 1000, 2000].map((at) => ({
       at,

@@ -14,6 +14,7 @@ import {
   listPods,
   makeSides,
   ORPHAN_PREFIX,
+  ownedLivePods,
   relabelPod,
   type Side,
   scaleSubresource,
@@ -74,6 +75,7 @@ async function perform(
   op: Exclude<Op, { kind: 'burst' }>,
   model: WorkloadModel,
   serial: string,
+  among?: ReadonlySet<string>,
 ): Promise<string | undefined> {
   const { client, namespace } = options;
   switch (op.kind) {
@@ -84,11 +86,11 @@ async function perform(
       await scaleSubresource(client, side, namespace, op.replicas);
       return undefined;
     case 'deletePod':
-      return deletePod(client, side, namespace, op.index);
+      return deletePod(client, side, namespace, op.index, among);
     case 'orphanPod':
       return createOrphan(client, side, namespace, model, op.withHash, serial);
     case 'relabelPod':
-      return relabelPod(client, side, namespace, op.index);
+      return relabelPod(client, side, namespace, op.index, among);
     case 'orphanCascade':
       return deleteOrphanAndRecreate(client, side, namespace, model);
     case 'restartOperator': {
@@ -111,7 +113,8 @@ async function perform(
 
 /**
  * Applies `op` to both sides at once; a burst's operations one after another, each to both sides,
- * without waiting for anything in between. Returns the notes of each side and the failures.
+ * without waiting for anything in between. A burst's pod operations pick among the pods each side
+ * had before it, so both sides pick the same way. Returns the notes of each side and the failures.
  */
 async function performBoth(
   options: RunOptions,
@@ -119,13 +122,32 @@ async function performBoth(
   op: Op,
   before: WorkloadModel,
   serial: string,
+  among?: ReadonlyMap<Side, ReadonlySet<string>>,
 ): Promise<{ notes: string[]; failures: string[] }> {
   if (op.kind === 'burst') {
     const notes: string[] = [];
     let model = before;
+    const picks = op.ops.some((o) => o.kind === 'deletePod' || o.kind === 'relabelPod');
+    const podsBefore = picks
+      ? new Map(
+          await Promise.all(
+            sides.map(
+              async (side) =>
+                [
+                  side,
+                  new Set(
+                    (await ownedLivePods(options.client, side, options.namespace)).map(
+                      (p) => p.metadata?.name ?? '',
+                    ),
+                  ),
+                ] as const,
+            ),
+          ),
+        )
+      : undefined;
     for (const [i, inner] of op.ops.entries()) {
       const after = applyOp(model, inner);
-      const r = await performBoth(options, sides, inner, model, `${serial}-${i}`);
+      const r = await performBoth(options, sides, inner, model, `${serial}-${i}`, podsBefore);
       notes.push(...r.notes);
       if (r.failures.length) return { notes, failures: r.failures };
       model = after;
@@ -133,7 +155,9 @@ async function performBoth(
     return { notes, failures: [] };
   }
   const after = applyOp(before, op);
-  const outcomes = await Promise.allSettled(sides.map((side) => perform(options, side, op, after, serial)));
+  const outcomes = await Promise.allSettled(
+    sides.map((side) => perform(options, side, op, after, serial, among?.get(side))),
+  );
   return {
     notes: outcomes.flatMap((o, i) =>
       o.status === 'fulfilled' && o.value ? [`${sides[i]!.id} ${o.value}`] : [],

@@ -207,10 +207,21 @@ export const isReady = (pod: V1Pod) =>
 export const controllerOf = (obj: { metadata?: V1ObjectMeta }) =>
   obj.metadata?.ownerReferences?.find((r) => r.controller);
 
-/** Live pods owned by a set of the side, by creation time then name. */
-async function ownedLivePods(client: KubeClient, side: Side, namespace: string): Promise<V1Pod[]> {
+/**
+ * Live pods owned by a set of the side, by creation time then name. With `among` (the names a burst
+ * saw before its first operation), only those: a replacement made in the same second as the pod it
+ * replaces sorts by name, so without it a burst's second "pod #0" could be a replacement on one side
+ * and an original on the other.
+ */
+export async function ownedLivePods(
+  client: KubeClient,
+  side: Side,
+  namespace: string,
+  among?: ReadonlySet<string>,
+): Promise<V1Pod[]> {
   return (await listPods(client, side, namespace))
     .filter((p) => isLive(p) && controllerOf(p)?.kind === side.setKind)
+    .filter((p) => among === undefined || among.has(p.metadata?.name ?? ''))
     .sort((a, b) => {
       const ta = String(a.metadata?.creationTimestamp ?? '');
       const tb = String(b.metadata?.creationTimestamp ?? '');
@@ -230,8 +241,9 @@ export async function relabelPod(
   side: Side,
   namespace: string,
   index: number,
+  among?: ReadonlySet<string>,
 ): Promise<string> {
-  const pods = await ownedLivePods(client, side, namespace);
+  const pods = await ownedLivePods(client, side, namespace, among);
   if (pods.length === 0) return 'no live pod to relabel';
   const pod = pods[index % pods.length]!;
   await client.patch(CoreTypes.Pod, {
@@ -281,8 +293,9 @@ export async function deletePod(
   side: Side,
   namespace: string,
   index: number,
+  among?: ReadonlySet<string>,
 ): Promise<string> {
-  const pods = await ownedLivePods(client, side, namespace);
+  const pods = await ownedLivePods(client, side, namespace, among);
   if (pods.length === 0) return 'no live pod to delete';
   const victim = pods[index % pods.length]!;
   await client.delete(CoreTypes.Pod, namespace, victim.metadata!.name!);

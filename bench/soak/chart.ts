@@ -15,7 +15,7 @@ export interface ChartDefaults {
   reconcileErrors: ReconcileErrorsRule;
 }
 
-/** BasicOperatorReconcileErrors: errors / reconciles per controller over `windowSeconds` > `ratio`, for `forSeconds`. */
+/** BasicOperatorReconcileErrors: errors / reconciles per controller and namespace over `windowSeconds` > `ratio`, for `forSeconds`. */
 export interface ReconcileErrorsRule {
   windowSeconds: number;
   forSeconds: number;
@@ -46,14 +46,25 @@ export function chartDefaults(chart = CHART): ChartDefaults {
   };
 }
 
-/** The alert's rate window and `for:` from its template; the threshold is a value of the chart. */
+/**
+ * The alert's rate window and `for:` from its template; the threshold is a value of the chart. The
+ * soak evaluates it per controller and namespace (bench/soak/alert.ts): a rule grouped otherwise fails here.
+ */
 export function reconcileErrorsRule(template: string, ratio: number): ReconcileErrorsRule {
   const rule = template.slice(template.indexOf('alert: BasicOperatorReconcileErrors'));
-  const window = /rate\(controller_runtime_reconcile_errors_total.*?\[(\w+)\]\)/.exec(rule)?.[1];
+  const expr = rule.slice(0, rule.search(/\n\s+for: /));
+  const window = /rate\(basic_operator_reconciles_total.*?\[(\w+)\]\)/.exec(expr)?.[1];
   const duration = /\n\s+for: (\w+)/.exec(rule)?.[1];
   if (!window || !duration)
     throw new Error(
-      'prometheusrule.yaml: no BasicOperatorReconcileErrors rule with a rate window and a for:',
+      'prometheusrule.yaml: no BasicOperatorReconcileErrors rule on basic_operator_reconciles_total with a rate window and a for:',
+    );
+  const grouped = expr.match(
+    /sum by \(controller, object_namespace\) \(rate\(basic_operator_reconciles_total\b/g,
+  );
+  if (grouped?.length !== 2)
+    throw new Error(
+      'prometheusrule.yaml: BasicOperatorReconcileErrors is not a ratio by (controller, object_namespace), as the soak evaluates it',
     );
   return { windowSeconds: seconds(window), forSeconds: seconds(duration), ratio };
 }

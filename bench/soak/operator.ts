@@ -6,12 +6,15 @@ import type { MemoryCgroup } from '../measure/memory-cgroup.ts';
 import { labelledSamples } from '../measure/prometheus-text.ts';
 import { type OperatorSettings, startOperator } from '../sides/operator.ts';
 
-/** One reading of the operator's /metrics: its reconcile counters per controller and its memory. */
+/** One reading of the operator's /metrics: its reconcile counters per controller and namespace, and its memory. */
 export interface MetricsSample {
   at: number;
-  /** Counters of the process read: they start again from 0 after a restart. */
-  reconciles: Record<string, number>;
-  errors: Record<string, number>;
+  /**
+   * basic_operator_reconciles_total by controller, then by the reconciled objects' namespace: every
+   * result, and `result="error"`. Counters of the process read: they start again from 0 after a restart.
+   */
+  reconciles: Record<string, Record<string, number>>;
+  errors: Record<string, Record<string, number>>;
   /** Items waiting in each controller's work queue. */
   depth: Record<string, number>;
   heapUsedBytes: number;
@@ -57,7 +60,7 @@ const MiB = 1048576;
  * The operator for the whole soak, as its own process (run as the benchmark runs it: dist/main.js,
  * the image's Node flags, the chart's memory limit): restarted if it exits, as the kubelet would, and
  * each exit counted; its /metrics read every `sampleMs`; its failed reconciles and status writes taken
- * from its log lines (which name the namespace, which its metrics do not). Only the last lines are kept.
+ * from its log lines (which also name the object and the error). Only the last lines are kept.
  */
 export class SoakOperator {
   readonly samples: MetricsSample[] = [];
@@ -157,8 +160,7 @@ export class SoakOperator {
         };
         const now422 = new Map<string, number>();
         for (const { metric, labels, value } of labelledSamples(text, [
-          'controller_runtime_reconcile_total',
-          'controller_runtime_reconcile_errors_total',
+          'basic_operator_reconciles_total',
           'rest_client_requests_total',
           'workqueue_depth',
         ])) {
@@ -171,9 +173,10 @@ export class SoakOperator {
               now422.set(labels.method ?? '', (now422.get(labels.method ?? '') ?? 0) + value);
             continue;
           }
-          const counts = metric === 'controller_runtime_reconcile_total' ? sample.reconciles : sample.errors;
           const controller = labels.controller ?? '';
-          counts[controller] = (counts[controller] ?? 0) + value;
+          const namespace = labels.object_namespace ?? '';
+          add(sample.reconciles, controller, namespace, value);
+          if (labels.result === 'error') add(sample.errors, controller, namespace, value);
         }
         // A counter lower than before is a new process's: what the old one counted stays counted.
         for (const [method, n] of now422) {
@@ -226,6 +229,17 @@ export class SoakOperator {
       requests422: Object.fromEntries(this.requests422),
     };
   }
+}
+
+function add(
+  counts: MetricsSample['reconciles'],
+  controller: string,
+  namespace: string,
+  value: number,
+): void {
+  const byNamespace = counts[controller] ?? {};
+  byNamespace[namespace] = (byNamespace[namespace] ?? 0) + value;
+  counts[controller] = byNamespace;
 }
 
 /** The value of an unlabelled sample (`name 123`), or NaN. */

@@ -1,5 +1,5 @@
 import { describeQueueTimes, type QueueTimes } from '../measure/queue-times.ts';
-import type { AlertEvaluation } from './alert.ts';
+import type { AlertEvaluation, NamespaceEvaluation } from './alert.ts';
 import type { ReconcileErrorsRule } from './chart.ts';
 import type { OperatorFigures } from './operator.ts';
 import type { RolloutFigures } from './rollout.ts';
@@ -50,9 +50,19 @@ export function report(figures: SoakFigures): string[] {
     `${what.padEnd(34)} ${`${x.toFixed(digits)} ${unit}`.padStart(12)} ${`${y.toFixed(digits)} ${unit}`.padStart(12)} ${(y / x).toFixed(2).padStart(8)}`;
   const limit =
     operator.memoryLimitMiB === undefined ? 'no limit' : `the chart's limit ${mib(operator.memoryLimitMiB)}`;
-  const alertLine = (phase: string, namespace: string, e: AlertEvaluation) =>
-    `  ${phase}: highest ${describeRatios(e.highest)}; above ${alert.rule.ratio} for ${describeAbove(e.aboveSeconds)}; ` +
-    `${e.fires ? 'FIRES' : 'quiet'}; failed reconciles and status writes in ${namespace}: ${e.failuresInNamespace}`;
+  const describe = (namespace: string, e: NamespaceEvaluation | undefined) =>
+    `${namespace || '(cluster-scoped)'}: ` +
+    (e === undefined
+      ? 'no reconciles'
+      : `highest ${describeRatios(e.highest)}; above ${alert.rule.ratio} for ${describeAbove(e.aboveSeconds)}; ${e.fires ? 'FIRES' : 'quiet'}`);
+  // The phase's own namespace first (the normal tenant's), then every other one reconciled in it.
+  const alertLines = (phase: string, namespace: string, e: AlertEvaluation) => [
+    `  ${phase}: ${describe(namespace, e.byNamespace[namespace])}; failed reconciles and status writes in ${namespace}: ${e.failuresInNamespace}`,
+    ...Object.keys(e.byNamespace)
+      .filter((other) => other !== namespace)
+      .sort()
+      .map((other) => `     ${describe(other, e.byNamespace[other])}`),
+  ];
   const worst = statusWrites.refused422ByObject[0];
   return [
     `soak: a normal rollout of ${a.replicas} replicas, alone (A, namespace ${a.namespace}) and beside a hostile tenant (B, namespace ${b.namespace})`,
@@ -87,9 +97,9 @@ export function report(figures: SoakFigures): string[] {
         (worst ? ` (most on one object: ${worst[0]} ${worst[1]})` : '')
       : 'status writes: no audit log on this cluster',
     `operator requests answered 422 (its rest_client_requests_total): ${describeCounts(operator.requests422)}`,
-    `ReconcileErrors alert (errors / reconciles per controller over ${alert.rule.windowSeconds}s > ${alert.rule.ratio}, for ${alert.rule.forSeconds}s; the whole operator's, as the chart's alert sees it):`,
-    alertLine('A', a.namespace, alert.baseline),
-    alertLine('B', b.namespace, alert.hostile),
+    `ReconcileErrors alert (errors / reconciles per controller and namespace over ${alert.rule.windowSeconds}s > ${alert.rule.ratio}, for ${alert.rule.forSeconds}s, as the chart's alert sees it):`,
+    ...alertLines('A', a.namespace, alert.baseline),
+    ...alertLines('B', b.namespace, alert.hostile),
     `hostile tenant: ${tenant.rounds} rounds, ${tenant.templateChanges} template changes; webhook refusals ${tenant.webhookCalls} (${tenant.refusalSeenCharacters ?? '?'} characters as a client saw one)`,
     ...Object.entries(tenant.objects).map(([what, outcome]) => `  ${what}: ${outcome}`),
     ...Object.entries(tenant.conditions).map(

@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Informer } from '../cache/informer.ts';
 import type { KubeObject } from '../client/object.ts';
 import { errorMessage, type Logger } from '../log.ts';
-import { controllerMetrics } from '../metrics.ts';
+import { controllerMetrics, RECONCILE_RESULTS, type ReconcileResult } from '../metrics.ts';
 import { createPrometheusQueueMetrics, defaultControllerRateLimiter, WorkQueue } from '../queue/index.ts';
 import type { ObjectWithStatus } from '../write/status.ts';
 import type { CachedObjects, StatusWriter } from '../write/status-writer.ts';
@@ -52,6 +52,8 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
   private readonly drainTimeoutMs: number;
   private readonly log: Logger;
   private readonly metrics;
+  /** Namespaces with series in basic_operator_reconciles_total for this controller. */
+  private readonly countedNamespaces = new Set<string>();
   private readonly stopController = new AbortController();
   private workers: Promise<void>[] = [];
   private startHooks: Array<() => void> = [];
@@ -77,7 +79,7 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     });
     this.metrics.maxConcurrentReconciles.set({ controller: this.name }, this.concurrency);
     this.metrics.activeWorkers.set({ controller: this.name }, 0);
-    for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+    for (const result of RECONCILE_RESULTS) {
       this.metrics.reconcileTotal.inc({ controller: this.name, result }, 0);
     }
     this.metrics.reconcileErrors.inc({ controller: this.name }, 0);
@@ -204,17 +206,17 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
       if (result?.requeueAfterMs !== undefined && result.requeueAfterMs > 0) {
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfterMs);
-        this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+        this.countReconcile(request.namespace, 'requeue_after');
       } else if (result?.requeue) {
         this.queue.addRateLimited(key);
-        this.metrics.reconcileTotal.inc({ ...labels, result: 'requeue' });
+        this.countReconcile(request.namespace, 'requeue');
       } else {
         this.queue.forget(key);
-        this.metrics.reconcileTotal.inc({ ...labels, result: 'success' });
+        this.countReconcile(request.namespace, 'success');
       }
     } catch (err) {
       this.metrics.reconcileErrors.inc(labels);
-      this.metrics.reconcileTotal.inc({ ...labels, result: 'error' });
+      this.countReconcile(request.namespace, 'error');
       if (err instanceof TerminalError) {
         this.metrics.terminalReconcileErrors.inc(labels);
         this.queue.forget(key);
@@ -237,6 +239,20 @@ export class Controller<T extends ObjectWithStatus = ObjectWithStatus> implement
     } finally {
       endTimer();
     }
+  }
+
+  /** A finished reconcile, in reconcile_total and by the object's namespace in basic_operator_reconciles_total. */
+  private countReconcile(namespace: string, result: ReconcileResult): void {
+    this.metrics.reconcileTotal.inc({ controller: this.name, result });
+    const labels = { controller: this.name, object_namespace: namespace };
+    if (!this.countedNamespaces.has(namespace)) {
+      // Every result from a namespace's first reconcile on, as reconcile_total's from the start: an
+      // error ratio reads 0 there, not "no data".
+      this.countedNamespaces.add(namespace);
+      for (const other of RECONCILE_RESULTS)
+        this.metrics.reconcilesByNamespace.inc({ ...labels, result: other }, 0);
+    }
+    this.metrics.reconcilesByNamespace.inc({ ...labels, result });
   }
 }
 

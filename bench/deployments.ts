@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
 import { commandLine } from '../e2e/providers/local/components.ts';
 import { LocalProvider } from '../e2e/providers/local/index.ts';
+import { buildDist } from '../e2e/support/build-dist.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
 import { chartMemoryLimit, MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
@@ -195,7 +195,7 @@ for (const side of sides) {
 }
 if (sides.includes('operator')) {
   log('building dist/ (the operator runs as its image runs it)');
-  await runOk('npm', ['run', 'build']);
+  await buildDist();
 }
 let raw: RawLimit | undefined;
 let kcmResult: ObservedSide | undefined;

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runOk } from '../e2e/providers/exec.ts';
 import { selectProvider } from '../e2e/providers/index.ts';
 import { LocalProvider } from '../e2e/providers/local/index.ts';
+import { buildDist } from '../e2e/support/build-dist.ts';
 import { sleep } from './async.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
@@ -15,15 +15,17 @@ import { SoakOperator } from './soak/operator.ts';
 import { failures, report, type SoakFigures } from './soak/report.ts';
 import { normalRollout, type RolloutSettings } from './soak/rollout.ts';
 import { statusWrites } from './soak/status-refusals.ts';
-import { HostileTenant } from './soak/tenant.ts';
+import { HostileTenant, workBetween } from './soak/tenant.ts';
 
 /**
  * One tenant cannot hurt another (docs/soak.md): in one run on the local cluster, with one operator
- * process for the whole run, a normal 100-replica rollout alone (A), then the same in a fresh
- * namespace while a hostile tenant works in its own (B); printed side by side with their ratio, and
- * the operator's restarts, memory, status writes refused with 422 and the ReconcileErrors alert's
- * expression. Exits 1 if the operator restarted, a status write looped on 422 or its heap passed
- * its limit; timing is printed, never asserted.
+ * for the whole run, a normal 100-replica rollout alone (A), then the same in a fresh namespace while
+ * a hostile tenant works in its own (B), then again in another with the tenant still at work but the
+ * operator restarted to watch the normal namespaces only (C: the tenant's own load on the API server,
+ * without the operator's handling of it); printed side by side with their ratios, and the operator's
+ * restarts, memory, status writes refused with 422 and the ReconcileErrors alert's expression. Exits
+ * 1 if the operator restarted (C's restart is asked for, not counted), a status write looped on 422
+ * or its heap passed its limit; timing is printed, never asserted.
  *
  *   npm run soak -- --replicas 100
  */
@@ -35,7 +37,7 @@ const { values } = parseArgs({
     'latency-gap-ms': { type: 'string', default: '300' },
     /** Quiet time before each phase's reaction latency. */
     'settle-seconds': { type: 'string', default: '5' },
-    /** The hostile tenant's time to get going before phase B's rollout starts. */
+    /** The hostile tenant's time to get going before phase B's rollout starts, and before C's after the operator's restart. */
     'warmup-seconds': { type: 'string', default: '20' },
     /** The tenant's template changes in a row on one BasicDeployment, and its pause between rounds. */
     'changes-in-a-row': { type: 'string', default: '20' },
@@ -55,7 +57,13 @@ const { values } = parseArgs({
 });
 
 const CONTROLLERS = ['basicdeployment', 'basicreplicaset'];
-const NAMESPACES = { lease: 'soak-system', baseline: 'normal', hostile: 'normal-2', tenant: 'hostile' };
+const NAMESPACES = {
+  lease: 'soak-system',
+  baseline: 'normal',
+  hostile: 'normal-2',
+  unwatched: 'normal-3',
+  tenant: 'hostile',
+};
 const provider = selectProvider();
 const local = provider instanceof LocalProvider ? provider.cluster : undefined;
 await refuseOtherClusters(provider, values['allow-others']);
@@ -63,7 +71,7 @@ const cluster = new MeasuredCluster(await provider.up(), local);
 await cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-f', 'config/crd/bases/']);
 await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', 'config/crd/bases/']);
 log('building dist/ (the operator runs as its image runs it)');
-await runOk('npm', ['run', 'build']);
+await buildDist();
 
 const chart = chartDefaults();
 const memoryLimit =
@@ -83,7 +91,7 @@ const rollout: RolloutSettings = {
 };
 
 // What earlier runs left goes first: the operator starts on empty namespaces.
-for (const ns of [NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.tenant])
+for (const ns of [NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.unwatched, NAMESPACES.tenant])
   await cluster.deleteNamespace(ns);
 await cluster.freshNamespace(NAMESPACES.lease);
 const since = Date.now();
@@ -130,11 +138,28 @@ try {
   log(`  the tenant at work for ${values['warmup-seconds']}s before the rollout`);
   await sleep(Number(values['warmup-seconds']) * 1000);
   log(`phase B: the same rollout in ${NAMESPACES.hostile}, beside the tenant`);
+  const workBeforeB = tenant.work();
   const fromB = Date.now();
   const metricsB = await operator.metrics();
   const hostile = await normalRollout(cluster, NAMESPACES.hostile, rollout);
   const queuesB = queueTimes(metricsB, await operator.metrics(), CONTROLLERS);
   const toB = Date.now();
+  const workB = tenant.work();
+
+  log(
+    `phase C: the operator restarted to watch ${NAMESPACES.baseline}, ${NAMESPACES.hostile} and ${NAMESPACES.unwatched}, not ${NAMESPACES.tenant}`,
+  );
+  await operator.watchOnly([NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.unwatched]);
+  log(`  the tenant at work for ${values['warmup-seconds']}s, unwatched, before the rollout`);
+  await sleep(Number(values['warmup-seconds']) * 1000);
+  log(`phase C: the same rollout in ${NAMESPACES.unwatched}, beside the tenant the operator does not watch`);
+  const workBeforeC = tenant.work();
+  const fromC = Date.now();
+  const metricsC = await operator.metrics();
+  const unwatched = await normalRollout(cluster, NAMESPACES.unwatched, rollout);
+  const queuesC = queueTimes(metricsC, await operator.metrics(), CONTROLLERS);
+  const toC = Date.now();
+  const workC = tenant.work();
   const tenantFigures = await tenant.stop();
   const operatorFigures = await operator.stop();
   // The API server writes its audit log in batches: the last writes land a moment later.
@@ -148,17 +173,24 @@ try {
   figures = {
     baseline,
     hostile,
+    unwatched,
     operator: operatorFigures,
     statusWrites: await statusWrites(local, since),
     alert: {
       rule: chart.reconcileErrors,
       baseline: phase(NAMESPACES.baseline, fromA, toA),
       hostile: phase(NAMESPACES.hostile, fromB, toB),
+      unwatched: phase(NAMESPACES.unwatched, fromC, toC),
     },
     tenant: tenantFigures,
+    tenantWork: {
+      hostile: workBetween(workBeforeB, workB, toB - fromB),
+      unwatched: workBetween(workBeforeC, workC, toC - fromC),
+    },
     queues: {
       baseline: { times: queuesA, deepest: operator.deepestQueues(fromA, toA) },
       hostile: { times: queuesB, deepest: operator.deepestQueues(fromB, toB) },
+      unwatched: { times: queuesC, deepest: operator.deepestQueues(fromC, toC) },
     },
   };
 } finally {

@@ -17,14 +17,21 @@ export class MemoryCgroup {
     this.limitBytes = limitBytes;
   }
 
+  /**
+   * A group of this process's own, `<name>-<pid>`: two runs at once (the benchmark's and the soak's
+   * integration tests) never share one, nor remove the other's. Removed when this process exits, if
+   * remove() was not called before (and its operator has exited).
+   */
   static create(name: string, limitBytes: number): MemoryCgroup {
     if (!existsSync(`${V1_ROOT}/memory.limit_in_bytes`)) {
       throw new Error(`--operator-memory-limit needs a cgroup v1 memory hierarchy at ${V1_ROOT}`);
     }
-    const path = `${V1_ROOT}/${name}`;
+    const path = `${V1_ROOT}/${name}-${process.pid}`;
     if (!existsSync(path)) mkdirSync(path);
     writeFileSync(`${path}/memory.limit_in_bytes`, String(limitBytes));
-    return new MemoryCgroup(path, limitBytes);
+    const group = new MemoryCgroup(path, limitBytes);
+    process.once('exit', () => group.remove());
+    return group;
   }
 
   /** The command and arguments that run `command args` inside the group. */

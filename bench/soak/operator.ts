@@ -71,8 +71,10 @@ export class SoakOperator {
   private stopping = false;
   private peakRssKiB = 0;
   private sampler: Promise<void> | undefined;
+  /** Processes stopped on purpose (a change of namespaces): their exits are not restarts. */
+  private readonly replaced = new Set<OperatorProcess>();
   private readonly cluster: MeasuredCluster;
-  private readonly namespaces: readonly string[];
+  private namespaces: readonly string[];
   private readonly leaseNamespace: string;
   private readonly settings: OperatorSettings;
   private readonly cgroup: MemoryCgroup | undefined;
@@ -119,7 +121,7 @@ export class SoakOperator {
     );
     this.process = operator;
     void operator.exited.then((exit) => {
-      if (this.stopping) return;
+      if (this.stopping || this.replaced.has(operator)) return;
       const oom = exit.signal === 'SIGKILL' && (this.cgroup?.failures() ?? 0) > 0;
       const what = `exited (${exit.signal ?? `code ${exit.code}`})${oom ? ' at its memory limit' : ''}`;
       this.exits.push(`${new Date().toISOString()} ${what}`);
@@ -127,6 +129,20 @@ export class SoakOperator {
       void this.launch().catch((err: unknown) => log(`the operator did not start again: ${String(err)}`));
     });
     await operator.waitForHttp('ready, its caches synced', this.ports.health, '/readyz', 120_000);
+  }
+
+  /**
+   * Stops it and starts it again watching `namespaces` instead, as a change of the chart's
+   * `watchNamespaces` would (a new pod); waits for its caches to sync. Not counted as a restart.
+   */
+  async watchOnly(namespaces: readonly string[]): Promise<void> {
+    const old = this.process;
+    if (old) {
+      this.replaced.add(old);
+      await old.stop({ graceMs: 30_000 });
+    }
+    this.namespaces = namespaces;
+    await this.launch();
   }
 
   private read(line: LogLine): void {

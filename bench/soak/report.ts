@@ -4,24 +4,28 @@ import type { ReconcileErrorsRule } from './chart.ts';
 import type { OperatorFigures } from './operator.ts';
 import type { RolloutFigures } from './rollout.ts';
 import type { StatusWrites } from './status-refusals.ts';
-import type { TenantFigures } from './tenant.ts';
+import type { TenantFigures, TenantWork } from './tenant.ts';
+
+/** The soak's phases: the normal rollout alone (A), beside the hostile tenant (B), beside it unwatched (C). */
+type Phase = 'baseline' | 'hostile' | 'unwatched';
 
 /** Everything one soak measured. */
 export interface SoakFigures {
   baseline: RolloutFigures;
   hostile: RolloutFigures;
+  /** Phase C: the tenant at work as in B, in a namespace the operator no longer watches. */
+  unwatched: RolloutFigures;
   operator: OperatorFigures;
   statusWrites: StatusWrites;
-  alert: { rule: ReconcileErrorsRule; baseline: AlertEvaluation; hostile: AlertEvaluation };
+  alert: { rule: ReconcileErrorsRule } & Record<Phase, AlertEvaluation>;
   tenant: TenantFigures;
+  /** The tenant's work over B's rollout and over C's: C holds only what the operator added to it (its creates, refused). */
+  tenantWork: Record<'hostile' | 'unwatched', TenantWork & { seconds: number }>;
   /** Each phase: the operator's work queues over it (items, mean time queued and worked) and their deepest. */
-  queues: Record<
-    'baseline' | 'hostile',
-    { times: Record<string, QueueTimes>; deepest: Record<string, number> }
-  >;
+  queues: Record<Phase, { times: Record<string, QueueTimes>; deepest: Record<string, number> }>;
 }
 
-/** The normal rollout under the hostile tenant over the one without: the goal (docs/soak.md), printed, never asserted. */
+/** The normal rollout beside the hostile tenant over the one without (B/A): the goal (docs/soak.md), printed, never asserted. */
 export const RATIO_GOAL = 1.2;
 /** More 422s than this on one object's status is a write refused on every retry. */
 export const MAX_422_PER_OBJECT = 5;
@@ -43,11 +47,18 @@ export function failures(figures: SoakFigures): string[] {
   return found;
 }
 
-/** The figures, A and B side by side with their ratio, then the operator's and the tenant's. */
+const PHASE_LETTER: Record<Phase, string> = { baseline: 'A', hostile: 'B', unwatched: 'C' };
+
+/** The figures, A, B and C side by side with B/A, C/A and B/C, then the operator's and the tenant's. */
 export function report(figures: SoakFigures): string[] {
-  const { baseline: a, hostile: b, operator, statusWrites, alert, tenant } = figures;
-  const row = (what: string, x: number, y: number, unit: string, digits = 0) =>
-    `${what.padEnd(34)} ${`${x.toFixed(digits)} ${unit}`.padStart(12)} ${`${y.toFixed(digits)} ${unit}`.padStart(12)} ${(y / x).toFixed(2).padStart(8)}`;
+  const { baseline: a, hostile: b, unwatched: c, operator, statusWrites, alert, tenant } = figures;
+  const row = (what: string, pick: (r: RolloutFigures) => number, unit: string, digits = 0) => {
+    const [x, y, z] = [pick(a), pick(b), pick(c)];
+    return (
+      `${what.padEnd(34)} ${[x, y, z].map((v) => `${v.toFixed(digits)} ${unit}`.padStart(12)).join(' ')} ` +
+      [y / x, z / x, y / z].map((r) => r.toFixed(2).padStart(8)).join(' ')
+    );
+  };
   const limit =
     operator.memoryLimitMiB === undefined ? 'no limit' : `the chart's limit ${mib(operator.memoryLimitMiB)}`;
   const describe = (namespace: string, e: NamespaceEvaluation | undefined) =>
@@ -63,31 +74,33 @@ export function report(figures: SoakFigures): string[] {
       .sort()
       .map((other) => `     ${describe(other, e.byNamespace[other])}`),
   ];
+  const workLine = (phase: 'hostile' | 'unwatched') => {
+    const work = figures.tenantWork[phase];
+    return `  over ${PHASE_LETTER[phase]}'s rollout (${work.seconds.toFixed(0)} s): ${work.templateChanges} template changes, ${work.webhookCalls} of its pods refused by the webhook`;
+  };
+  const hops = [a, b, c].every((r) => r.latency.hops && r.latency.controllers);
   const worst = statusWrites.refused422ByObject[0];
   return [
-    `soak: a normal rollout of ${a.replicas} replicas, alone (A, namespace ${a.namespace}) and beside a hostile tenant (B, namespace ${b.namespace})`,
-    `${''.padEnd(34)} ${'A'.padStart(12)} ${'B'.padStart(12)} ${'B/A'.padStart(8)}   (goal: B/A <= ${RATIO_GOAL})`,
-    row('create to all ready', a.createToReadySeconds, b.createToReadySeconds, 's', 1),
-    row('template change to all ready', a.changeToReadySeconds, b.changeToReadySeconds, 's', 1),
-    row(`reaction p50 (${a.latency.changes} scale-ups)`, a.latency.p50Ms, b.latency.p50Ms, 'ms'),
-    row('reaction p99', a.latency.p99Ms, b.latency.p99Ms, 'ms'),
-    ...(a.latency.hops && b.latency.hops && a.latency.controllers && b.latency.controllers
+    `soak: a normal rollout of ${a.replicas} replicas, alone (A, namespace ${a.namespace}), beside a hostile tenant (B, namespace ${b.namespace}), ` +
+      `and beside the same tenant with the operator not watching it (C, namespace ${c.namespace})`,
+    `${''.padEnd(34)} ${['A', 'B', 'C'].map((p) => p.padStart(12)).join(' ')} ${['B/A', 'C/A', 'B/C'].map((p) => p.padStart(8)).join(' ')}` +
+      `   (goal: B/A <= ${RATIO_GOAL}; B/C near 1: the tenant's own load on the API server, above 1: the operator's handling of it)`,
+    row('create to all ready', (r) => r.createToReadySeconds, 's', 1),
+    row('template change to all ready', (r) => r.changeToReadySeconds, 's', 1),
+    row(`reaction p50 (${a.latency.changes} scale-ups)`, (r) => r.latency.p50Ms, 'ms'),
+    row('reaction p99', (r) => r.latency.p99Ms, 'ms'),
+    ...(hops
       ? [
-          row(
-            '  to the deployment seen p99',
-            a.latency.hops.toDeployment.p99Ms,
-            b.latency.hops.toDeployment.p99Ms,
-            'ms',
-          ),
-          row("  the controllers' part p50", a.latency.controllers.p50Ms, b.latency.controllers.p50Ms, 'ms'),
-          row("  the controllers' part p99", a.latency.controllers.p99Ms, b.latency.controllers.p99Ms, 'ms'),
+          row('  to the deployment seen p99', (r) => r.latency.hops?.toDeployment.p99Ms ?? Number.NaN, 'ms'),
+          row("  the controllers' part p50", (r) => r.latency.controllers?.p50Ms ?? Number.NaN, 'ms'),
+          row("  the controllers' part p99", (r) => r.latency.controllers?.p99Ms ?? Number.NaN, 'ms'),
         ]
       : []),
-    ...(['baseline', 'hostile'] as const).map(
+    ...(['baseline', 'hostile', 'unwatched'] as const).map(
       (phase) =>
-        `work queues over ${phase === 'baseline' ? 'A' : 'B'}: ${describeQueueTimes(figures.queues[phase].times)}; deepest ${describeCounts(figures.queues[phase].deepest)}`,
+        `work queues over ${PHASE_LETTER[phase]}: ${describeQueueTimes(figures.queues[phase].times)}; deepest ${describeCounts(figures.queues[phase].deepest)}`,
     ),
-    `operator restarts: ${operator.restarts}${operator.exits.length > 0 ? ` (${operator.exits.join('; ')})` : ''}`,
+    `operator restarts: ${operator.restarts}${operator.exits.length > 0 ? ` (${operator.exits.join('; ')})` : ''}; besides, the restart asked for before C (not counted)`,
     `operator memory against ${limit}: peak RSS ${mib(operator.peakRssMiB)}, heap used at most ${mib(operator.peakHeapUsedMiB)} of ${mib(operator.peakHeapTotalMiB)} held` +
       (operator.cgroupPeakMiB === undefined
         ? ''
@@ -100,7 +113,10 @@ export function report(figures: SoakFigures): string[] {
     `ReconcileErrors alert (errors / reconciles per controller and namespace over ${alert.rule.windowSeconds}s > ${alert.rule.ratio}, for ${alert.rule.forSeconds}s, as the chart's alert sees it):`,
     ...alertLines('A', a.namespace, alert.baseline),
     ...alertLines('B', b.namespace, alert.hostile),
+    ...alertLines('C', c.namespace, alert.unwatched),
     `hostile tenant: ${tenant.rounds} rounds, ${tenant.templateChanges} template changes; webhook refusals ${tenant.webhookCalls} (${tenant.refusalSeenCharacters ?? '?'} characters as a client saw one)`,
+    workLine('hostile'),
+    workLine('unwatched'),
     ...Object.entries(tenant.objects).map(([what, outcome]) => `  ${what}: ${outcome}`),
     ...Object.entries(tenant.conditions).map(
       ([name, conditions]) => `  ${name}: ${conditions.join(', ') || 'no conditions'}`,

@@ -35,6 +35,25 @@ export interface TenantFigures {
   failedRequests: string[];
 }
 
+/** The tenant's work so far: its template changes, and its pods the webhook refused (the operator's creates). */
+export interface TenantWork {
+  templateChanges: number;
+  webhookCalls: number;
+}
+
+/** The tenant's work between two readings `ms` apart, and how long that was. */
+export function workBetween(
+  before: TenantWork,
+  after: TenantWork,
+  ms: number,
+): TenantWork & { seconds: number } {
+  return {
+    templateChanges: after.templateChanges - before.templateChanges,
+    webhookCalls: after.webhookCalls - before.webhookCalls,
+    seconds: ms / 1000,
+  };
+}
+
 const LABEL = 'soak.basicoperator.dev';
 /** The deepest template the operator takes (MAX_TEMPLATE_DEPTH is 100) and one far beyond it. */
 const DEPTHS = [99, 5000];
@@ -91,6 +110,10 @@ export class HostileTenant {
     await this.make('quota', this.deployment('quota', INT32_MAX));
     await this.make('churn', this.deployment('churn', 2));
     this.rounds = this.keepChanging();
+  }
+
+  work(): TenantWork {
+    return { templateChanges: this.figures.templateChanges, webhookCalls: this.webhook?.calls ?? 0 };
   }
 
   async stop(): Promise<TenantFigures> {

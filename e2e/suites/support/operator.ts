@@ -6,6 +6,7 @@ import type { V1Container, V1Deployment, V1EnvVar, V1Pod, V1Probe } from '@kuber
 import { type RunResult, run, runOk } from '../../providers/exec.ts';
 import { IMAGE as KIND_IMAGE } from '../../providers/kind/index.ts';
 import type { ClusterInfo } from '../../providers/provider.ts';
+import { buildDist } from '../../support/build-dist.ts';
 import { httpGet } from '../../support/http.ts';
 import { type Exit, freePort, OperatorProcess } from '../../support/operator-process.ts';
 import { MetricsReader, metricsSecure, scrapeLocalPort, withPortForward } from './metrics-scrape.ts';
@@ -153,9 +154,9 @@ function tail(lines: readonly string[], count = 25): string {
 
 let built: Promise<void> | undefined;
 
-/** `npm run build` (tsc -> dist/), what the Dockerfile's build stage runs; once per test process. */
+/** `npm run build` (tsc -> dist/), what the Dockerfile's build stage runs, when src/ changed (buildDist). */
 export function buildOperator(): Promise<void> {
-  built ??= runOk('npm', ['run', 'build'], { cwd: REPO_ROOT, timeoutMs: 300_000 }).then(() => undefined);
+  built ??= buildDist().then(() => undefined);
   return built;
 }
 

@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import { evaluateReconcileErrors, increase } from '../../../bench/soak/alert.ts';
 import { chartDefaults, reconcileErrorsRule } from '../../../bench/soak/chart.ts';
 import type { FailureLine, MetricsSample } from '../../../bench/soak/operator.ts';
-import { failures, type SoakFigures } from '../../../bench/soak/report.ts';
+import { failures, report, type SoakFigures } from '../../../bench/soak/report.ts';
+import type { RolloutFigures } from '../../../bench/soak/rollout.ts';
+import { workBetween } from '../../../bench/soak/tenant.ts';
 
 /** basicreplicaset's counters in each namespace: [reconciles, errors]. */
 const sample = (at: number, counts: Record<string, [number, number]>): MetricsSample => ({
@@ -105,5 +107,100 @@ describe('the soak', () => {
     figures.operator.restarts = 1;
     figures.operator.peakHeapTotalMiB = 600;
     assert.equal(failures(figures).length, 3);
+  });
+
+  it("reports A, B and C side by side with B/A, C/A and B/C, and the tenant's work over B and C", () => {
+    const rollout = (namespace: string, p99Ms: number, toDeploymentP99Ms: number): RolloutFigures => ({
+      namespace,
+      replicas: 100,
+      createToReadySeconds: 1,
+      changeToReadySeconds: 2,
+      latency: {
+        changes: 100,
+        p50Ms: 20,
+        p99Ms,
+        maxMs: p99Ms,
+        samplesMs: [],
+        startedAtMs: [],
+        hops: {
+          toDeployment: { p50Ms: 5, p99Ms: toDeploymentP99Ms },
+          deploymentToSet: { p50Ms: 5, p99Ms: 10 },
+          setToPod: { p50Ms: 5, p99Ms: 10 },
+        },
+        controllers: { p50Ms: 10, p99Ms: 20 },
+      },
+    });
+    const quiet = { byNamespace: {}, failuresInNamespace: 0 };
+    const queues = { times: {}, deepest: { basicdeployment: 1 } };
+    const figures: SoakFigures = {
+      baseline: rollout('normal', 50, 20),
+      hostile: rollout('normal-2', 200, 80),
+      unwatched: rollout('normal-3', 160, 80),
+      operator: {
+        restarts: 0,
+        exits: [],
+        peakRssMiB: 169,
+        peakHeapUsedMiB: 48,
+        peakHeapTotalMiB: 64,
+        memoryLimitMiB: 512,
+        cgroupPeakMiB: 118,
+        cgroupLimitHits: 0,
+        requests422: {},
+      },
+      statusWrites: { audited: true, writes: 835, refused422: 0, refused422ByObject: [] },
+      alert: {
+        rule: { windowSeconds: 300, forSeconds: 900, ratio: 0.1 },
+        baseline: quiet,
+        hostile: quiet,
+        unwatched: quiet,
+      },
+      tenant: {
+        rounds: 11,
+        templateChanges: 231,
+        objects: {},
+        conditions: {},
+        webhookCalls: 625,
+        refusalSeenCharacters: 41_073,
+        failedRequests: [],
+      },
+      tenantWork: {
+        hostile: workBetween(
+          { templateChanges: 10, webhookCalls: 100 },
+          { templateChanges: 52, webhookCalls: 400 },
+          15_000,
+        ),
+        unwatched: workBetween(
+          { templateChanges: 150, webhookCalls: 500 },
+          { templateChanges: 190, webhookCalls: 500 },
+          14_000,
+        ),
+      },
+      queues: { baseline: queues, hostile: queues, unwatched: queues },
+    };
+    const lines = report(figures);
+    const line = (start: string) => lines.find((l) => l.trimStart().startsWith(start)) ?? '';
+    assert.match(
+      lines[0] ?? '',
+      /alone \(A, namespace normal\).*\(B, namespace normal-2\).*\(C, namespace normal-3\)/,
+    );
+    assert.deepEqual((lines[1] ?? '').trim().split(/ +/).slice(0, 6), ['A', 'B', 'C', 'B/A', 'C/A', 'B/C']);
+    assert.deepEqual(line('reaction p99').split(/ +/).slice(2), [
+      '50',
+      'ms',
+      '200',
+      'ms',
+      '160',
+      'ms',
+      '4.00',
+      '3.20',
+      '1.25',
+    ]);
+    assert.deepEqual(line('to the deployment seen p99').split(/ +/).slice(-3), ['4.00', '4.00', '1.00']);
+    assert.deepEqual(line('create to all ready').split(/ +/).slice(-3), ['1.00', '1.00', '1.00']);
+    assert.equal(lines.filter((l) => l.startsWith('work queues over ')).length, 3);
+    assert.match(line('C: normal-3: no reconciles'), /failed reconciles and status writes in normal-3: 0/);
+    assert.match(line("over B's rollout"), /\(15 s\): 42 template changes, 300 of its pods refused/);
+    assert.match(line("over C's rollout"), /\(14 s\): 40 template changes, 0 of its pods refused/);
+    assert.match(line('operator restarts'), /^operator restarts: 0; besides, the restart asked for before C/);
   });
 });

@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:https';
+import { type ChildProcess, fork } from 'node:child_process';
 import type { V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { freePort } from '../../e2e/support/operator-process.ts';
 import { resourceOf } from '../../src/runtime/client/resource.ts';
 import { selfSignedMaterial } from '../../src/runtime/manager/metrics/tls-material.ts';
 import type { MeasuredCluster } from '../cluster.ts';
@@ -17,18 +16,19 @@ const NAME = 'basic-operator-soak-refuse-pods';
 
 /**
  * A validating webhook that refuses every pod created in one namespace (but those labelled
- * app=`exemptApp`) with a message of `messageCharacters`: served from this process over HTTPS on
- * 127.0.0.1 (the local control plane runs on this machine) with a self-signed certificate the
- * configuration trusts. Cluster-scoped: `remove()` must run, also when the soak fails.
+ * app=`exemptApp`) with a message of `messageCharacters`: served by a child process
+ * (webhook-server.ts, so its work is not timed with the soak's) over HTTPS on 127.0.0.1 (the local
+ * control plane runs on this machine) with a self-signed certificate the configuration trusts.
+ * Cluster-scoped: `remove()` must run, also when the soak fails.
  */
 export class RefusingWebhook {
   /** Admission reviews answered. */
   calls = 0;
   readonly message: string;
-  private readonly server: Server;
+  private readonly server: ChildProcess;
   private readonly cluster: MeasuredCluster;
 
-  private constructor(cluster: MeasuredCluster, server: Server, message: string) {
+  private constructor(cluster: MeasuredCluster, server: ChildProcess, message: string) {
     this.cluster = cluster;
     this.server = server;
     this.message = message;
@@ -45,29 +45,19 @@ export class RefusingWebhook {
       .repeat(Math.ceil(messageCharacters / sentence.length))
       .slice(0, messageCharacters);
     const tls = selfSignedMaterial();
-    const server = createServer({ cert: tls.cert, key: tls.key });
+    const server = fork(new URL('./webhook-server.ts', import.meta.url), [], { stdio: 'inherit' });
     const webhook = new RefusingWebhook(cluster, server, message);
-    server.on('request', (req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => {
-        body += chunk;
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.once('exit', (code) =>
+        reject(new Error(`the webhook's server exited (${code}) before listening`)),
+      );
+      server.on('message', (m: { port?: number; calls?: number }) => {
+        if (m.port !== undefined) resolve(m.port);
+        if (m.calls !== undefined) webhook.calls = m.calls;
       });
-      req.on('end', () => {
-        webhook.calls++;
-        const uid = (JSON.parse(body) as { request?: { uid?: string } }).request?.uid;
-        res.setHeader('Content-Type', 'application/json');
-        res.end(
-          JSON.stringify({
-            apiVersion: 'admission.k8s.io/v1',
-            kind: 'AdmissionReview',
-            response: { uid, allowed: false, status: { code: 403, reason: 'Forbidden', message } },
-          }),
-        );
-      });
+      server.send({ cert: tls.cert, key: tls.key, message });
     });
-    const port = await freePort();
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     await deleteConfiguration(cluster);
     await cluster.client.create(WEBHOOK_CONFIGURATION, {
       apiVersion: 'admissionregistration.k8s.io/v1',
@@ -104,7 +94,7 @@ export class RefusingWebhook {
   /** Deletes the configuration and stops serving. */
   async remove(): Promise<void> {
     await deleteConfiguration(this.cluster);
-    this.server.close();
+    this.server.kill();
   }
 }
 

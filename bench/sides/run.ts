@@ -250,7 +250,7 @@ async function settledMeasures<T extends ScalableObject>(
  * Sets spec.replicas of one deployment of `type` in `namespace` as `kubectl scale` does: a merge
  * patch of the scale subresource.
  */
-const scaler =
+export const scaler =
   <T extends KubeObject>(cluster: MeasuredCluster, type: ResourceType<T>, namespace: string) =>
   (name: string, replicas: number) =>
     cluster.client.patch(type, {

@@ -8,6 +8,7 @@ import { log } from '../log.ts';
 import { type ReactionLatency, reactionLatency } from '../measure/latency.ts';
 import { PodCreates } from '../measure/pod-creates.ts';
 import { type ScalableObject, ScaleUps } from '../measure/scale-ups.ts';
+import { scaler } from '../sides/run.ts';
 import { deploymentSpec } from '../sides/side.ts';
 
 export interface RolloutSettings {
@@ -83,14 +84,7 @@ export async function normalRollout(
       deployments: 1,
       replicas: settings.replicas,
       changes: settings.latencyChanges,
-      scale: (name, replicas) =>
-        cluster.client.patch(BASIC_DEPLOYMENT, {
-          namespace,
-          name,
-          patchType: 'merge',
-          body: { spec: { replicas } },
-          subresource: 'scale',
-        }),
+      scale: scaler(cluster, BASIC_DEPLOYMENT, namespace),
       creates,
       deploymentScales,
       setScales,

@@ -7,15 +7,16 @@ import { sleep } from './async.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
 import { MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
-import { queueTimes } from './measure/queue-times.ts';
+import { type QueueTimes, queueTimes } from './measure/queue-times.ts';
 import { refuseOtherClusters } from './others.ts';
 import { evaluateReconcileErrors } from './soak/alert.ts';
 import { chartDefaults } from './soak/chart.ts';
+import { loadBetween, type PhaseLoad, readLoad } from './soak/machine-load.ts';
 import { SoakOperator } from './soak/operator.ts';
 import { failures, report, type SoakFigures } from './soak/report.ts';
-import { normalRollout, type RolloutSettings } from './soak/rollout.ts';
+import { normalRollout, type RolloutFigures, type RolloutSettings } from './soak/rollout.ts';
 import { statusWrites } from './soak/status-refusals.ts';
-import { HostileTenant, workBetween } from './soak/tenant.ts';
+import { HostileTenant, type TenantWork, workBetween } from './soak/tenant.ts';
 
 /**
  * One tenant cannot hurt another (docs/soak.md): in one run on the local cluster, with one operator
@@ -51,6 +52,8 @@ const { values } = parseArgs({
     'operator-memory-limit': { type: 'string', default: 'chart' },
     /** Keep the soak's namespaces at the end (to look at what the operator made of the tenant's objects). */
     keep: { type: 'boolean', default: false },
+    /** Write V8 CPU profiles of the operator (one per process: A and B, then C) into this directory. */
+    'profile-operator': { type: 'string' },
     json: { type: 'string' },
     'allow-others': { type: 'boolean', default: false },
   },
@@ -107,7 +110,7 @@ const operator = new SoakOperator(
     workers: chart.workers,
     imageNodeFlags: true,
     nodeFlags: '',
-    profileDir: undefined,
+    profileDir: values['profile-operator'],
     heapSnapshot: undefined,
     memoryLimit,
     cgroup,
@@ -124,27 +127,48 @@ const tenant = new HostileTenant(cluster, NAMESPACES.tenant, {
   refusalCharacters: Number(values['refusal-characters']),
   quotaPods: Number(values['quota-pods']),
 });
+const processes = () => ({ operator: operator.pid, webhook: tenant.webhookPid });
+
+interface MeasuredRollout {
+  from: number;
+  to: number;
+  figures: RolloutFigures;
+  queues: Record<string, QueueTimes>;
+  load: PhaseLoad;
+  tenantWork: TenantWork & { seconds: number };
+}
+
+/** One phase's rollout, with the work queues, the machine's load and the tenant's work over it. */
+async function measuredRollout(namespace: string): Promise<MeasuredRollout> {
+  const work = tenant.work();
+  const from = Date.now();
+  const metrics = await operator.metrics();
+  const load = await readLoad(cluster, processes);
+  const figures = await normalRollout(cluster, namespace, rollout);
+  const queues = queueTimes(metrics, await operator.metrics(), CONTROLLERS);
+  const loadAfter = await readLoad(cluster, processes);
+  const to = Date.now();
+  return {
+    from,
+    to,
+    figures,
+    queues,
+    load: loadBetween(load, loadAfter),
+    tenantWork: workBetween(work, tenant.work(), to - from),
+  };
+}
+
 let figures: SoakFigures;
 try {
   log(`phase A: a normal rollout alone, in ${NAMESPACES.baseline}`);
-  const fromA = Date.now();
-  const metricsA = await operator.metrics();
-  const baseline = await normalRollout(cluster, NAMESPACES.baseline, rollout);
-  const queuesA = queueTimes(metricsA, await operator.metrics(), CONTROLLERS);
-  const toA = Date.now();
+  const a = await measuredRollout(NAMESPACES.baseline);
 
   log(`phase B: the hostile tenant in ${NAMESPACES.tenant}`);
   await tenant.start();
   log(`  the tenant at work for ${values['warmup-seconds']}s before the rollout`);
   await sleep(Number(values['warmup-seconds']) * 1000);
   log(`phase B: the same rollout in ${NAMESPACES.hostile}, beside the tenant`);
-  const workBeforeB = tenant.work();
-  const fromB = Date.now();
-  const metricsB = await operator.metrics();
-  const hostile = await normalRollout(cluster, NAMESPACES.hostile, rollout);
-  const queuesB = queueTimes(metricsB, await operator.metrics(), CONTROLLERS);
-  const toB = Date.now();
-  const workB = tenant.work();
+  const b = await measuredRollout(NAMESPACES.hostile);
 
   log(
     `phase C: the operator restarted to watch ${NAMESPACES.baseline}, ${NAMESPACES.hostile} and ${NAMESPACES.unwatched}, not ${NAMESPACES.tenant}`,
@@ -153,45 +177,37 @@ try {
   log(`  the tenant at work for ${values['warmup-seconds']}s, unwatched, before the rollout`);
   await sleep(Number(values['warmup-seconds']) * 1000);
   log(`phase C: the same rollout in ${NAMESPACES.unwatched}, beside the tenant the operator does not watch`);
-  const workBeforeC = tenant.work();
-  const fromC = Date.now();
-  const metricsC = await operator.metrics();
-  const unwatched = await normalRollout(cluster, NAMESPACES.unwatched, rollout);
-  const queuesC = queueTimes(metricsC, await operator.metrics(), CONTROLLERS);
-  const toC = Date.now();
-  const workC = tenant.work();
+  const c = await measuredRollout(NAMESPACES.unwatched);
   const tenantFigures = await tenant.stop();
   const operatorFigures = await operator.stop();
   // The API server writes its audit log in batches: the last writes land a moment later.
   await sleep(3000);
-  const phase = (namespace: string, from: number, to: number) =>
+  const alert = (namespace: string, { from, to }: MeasuredRollout) =>
     evaluateReconcileErrors(chart.reconcileErrors, operator.samples, operator.failures, {
       namespace,
       from,
       to,
     });
+  const queues = ({ queues, from, to }: MeasuredRollout) => ({
+    times: queues,
+    deepest: operator.deepestQueues(from, to),
+  });
   figures = {
-    baseline,
-    hostile,
-    unwatched,
+    baseline: a.figures,
+    hostile: b.figures,
+    unwatched: c.figures,
     operator: operatorFigures,
     statusWrites: await statusWrites(local, since),
     alert: {
       rule: chart.reconcileErrors,
-      baseline: phase(NAMESPACES.baseline, fromA, toA),
-      hostile: phase(NAMESPACES.hostile, fromB, toB),
-      unwatched: phase(NAMESPACES.unwatched, fromC, toC),
+      baseline: alert(NAMESPACES.baseline, a),
+      hostile: alert(NAMESPACES.hostile, b),
+      unwatched: alert(NAMESPACES.unwatched, c),
     },
     tenant: tenantFigures,
-    tenantWork: {
-      hostile: workBetween(workBeforeB, workB, toB - fromB),
-      unwatched: workBetween(workBeforeC, workC, toC - fromC),
-    },
-    queues: {
-      baseline: { times: queuesA, deepest: operator.deepestQueues(fromA, toA) },
-      hostile: { times: queuesB, deepest: operator.deepestQueues(fromB, toB) },
-      unwatched: { times: queuesC, deepest: operator.deepestQueues(fromC, toC) },
-    },
+    tenantWork: { hostile: b.tenantWork, unwatched: c.tenantWork },
+    queues: { baseline: queues(a), hostile: queues(b), unwatched: queues(c) },
+    load: { baseline: a.load, hostile: b.load, unwatched: c.load },
   };
 } finally {
   await tenant.removeWebhook();

@@ -1,6 +1,7 @@
 import { describeQueueTimes, type QueueTimes } from '../measure/queue-times.ts';
 import type { AlertEvaluation, NamespaceEvaluation } from './alert.ts';
 import type { ReconcileErrorsRule } from './chart.ts';
+import { describeCpu, type PhaseLoad } from './machine-load.ts';
 import type { OperatorFigures } from './operator.ts';
 import type { RolloutFigures } from './rollout.ts';
 import type { StatusWrites } from './status-refusals.ts';
@@ -23,6 +24,8 @@ export interface SoakFigures {
   tenantWork: Record<'hostile' | 'unwatched', TenantWork & { seconds: number }>;
   /** Each phase: the operator's work queues over it (items, mean time queued and worked) and their deepest. */
   queues: Record<Phase, { times: Record<string, QueueTimes>; deepest: Record<string, number> }>;
+  /** Each phase's rollout: CPU per process on the machine, and the API server's requests (all users). */
+  load: Record<Phase, PhaseLoad>;
 }
 
 /** The normal rollout beside the hostile tenant over the one without (B/A): the goal (docs/soak.md), printed, never asserted. */
@@ -100,6 +103,14 @@ export function report(figures: SoakFigures): string[] {
       (phase) =>
         `work queues over ${PHASE_LETTER[phase]}: ${describeQueueTimes(figures.queues[phase].times)}; deepest ${describeCounts(figures.queues[phase].deepest)}`,
     ),
+    ...(['baseline', 'hostile', 'unwatched'] as const).flatMap((phase) => {
+      const load = figures.load[phase];
+      const top = load.requests.slice(0, 8).map(([key, n]) => `${key} ${(n / load.seconds).toFixed(1)}`);
+      return [
+        `CPU over ${PHASE_LETTER[phase]}'s rollout (${load.seconds.toFixed(0)} s): ${describeCpu(load)}`,
+        `  API requests per second over it, most first: ${top.join(', ') || 'none'}`,
+      ];
+    }),
     `operator restarts: ${operator.restarts}${operator.exits.length > 0 ? ` (${operator.exits.join('; ')})` : ''}; besides, the restart asked for before C (not counted)`,
     `operator memory against ${limit}: peak RSS ${mib(operator.peakRssMiB)}, heap used at most ${mib(operator.peakHeapUsedMiB)} of ${mib(operator.peakHeapTotalMiB)} held` +
       (operator.cgroupPeakMiB === undefined

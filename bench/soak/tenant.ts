@@ -112,6 +112,11 @@ export class HostileTenant {
     this.rounds = this.keepChanging();
   }
 
+  /** The webhook server's process, once started. */
+  get webhookPid(): number | undefined {
+    return this.webhook?.pid;
+  }
+
   work(): TenantWork {
     return { templateChanges: this.figures.templateChanges, webhookCalls: this.webhook?.calls ?? 0 };
   }

@@ -34,6 +34,11 @@ export class RefusingWebhook {
     this.message = message;
   }
 
+  /** The server's process, whose CPU the soak counts. */
+  get pid(): number | undefined {
+    return this.server.pid;
+  }
+
   static async install(
     cluster: MeasuredCluster,
     namespace: string,

@@ -176,6 +176,18 @@ describe('the soak', () => {
         ),
       },
       queues: { baseline: queues, hostile: queues, unwatched: queues },
+      load: {
+        baseline: { seconds: 10, cpuSeconds: { 'kube-apiserver': 4, operator: 1 }, requests: [] },
+        hostile: {
+          seconds: 20,
+          cpuSeconds: { operator: 3, 'kube-apiserver': 12, webhook: 0.5 },
+          requests: [
+            ['POST pods refused 403', 300],
+            ['PATCH basicreplicasets/status', 40],
+          ],
+        },
+        unwatched: { seconds: 10, cpuSeconds: {}, requests: [] },
+      },
     };
     const lines = report(figures);
     const line = (start: string) => lines.find((l) => l.trimStart().startsWith(start)) ?? '';
@@ -201,6 +213,15 @@ describe('the soak', () => {
     assert.match(line('C: normal-3: no reconciles'), /failed reconciles and status writes in normal-3: 0/);
     assert.match(line("over B's rollout"), /\(15 s\): 42 template changes, 300 of its pods refused/);
     assert.match(line("over C's rollout"), /\(14 s\): 40 template changes, 0 of its pods refused/);
+    assert.equal(
+      line("CPU over B's rollout"),
+      "CPU over B's rollout (20 s): kube-apiserver 12.0 s (60%), operator 3.0 s (15%), webhook 0.5 s (3%)",
+    );
+    assert.equal(
+      lines[lines.indexOf(line("CPU over B's rollout")) + 1]?.trim(),
+      'API requests per second over it, most first: POST pods refused 403 15.0, PATCH basicreplicasets/status 2.0',
+    );
+    assert.match(line("CPU over C's rollout"), /\(10 s\): $/);
     assert.match(line('operator restarts'), /^operator restarts: 0; besides, the restart asked for before C/);
   });
 });

@@ -3,6 +3,7 @@
 // to report objects stored before a rule existed; tests use the validators on samples.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1LabelSelector } from '@kubernetes/client-node';
+import { codePointCount } from '../runtime/text-limits.ts';
 import type { BasicDeployment } from './apps/v1alpha1/basicdeployment.ts';
 import { BASIC_DEPLOYMENT } from './apps/v1alpha1/basicdeployment.ts';
 import { basicDeploymentSchema } from './apps/v1alpha1/basicdeployment-schema.ts';
@@ -74,8 +75,12 @@ export function templateLabelNotReserved(labels: Readonly<Record<string, string>
 
 /** The template's annotations fit core/v1's total (templateAnnotationsSize), counted in characters as CEL does. */
 export function templateAnnotationsFit(annotations: Readonly<Record<string, string>> | undefined): boolean {
+  let units = 0;
+  for (const key in annotations) units += key.length + (annotations[key]?.length ?? 0);
+  // UTF-16 units are never fewer than characters: only a total above the limit needs counting.
+  if (units <= TOTAL_ANNOTATION_BYTES) return true;
   let total = 0;
-  for (const [key, value] of Object.entries(annotations ?? {})) total += [...key].length + [...value].length;
+  for (const key in annotations) total += codePointCount(key) + codePointCount(annotations[key] ?? '');
   return total <= TOTAL_ANNOTATION_BYTES;
 }
 
@@ -144,7 +149,22 @@ const violation = (path: string, rule: RuleId): string => `${path}: ${RULES[rule
  */
 const TEMPLATE_TOO_DEEP = `spec.template: nested more than ${MAX_TEMPLATE_DEPTH} levels deep (no pod template nests more than 12); the operator does not process it`;
 
+/**
+ * The cache's objects are frozen, and a frozen spec never changes: its violations are worked out once.
+ * A hostile tenant's template (256 KiB of annotations, nesting 99 deep) is then walked once per
+ * version, not on every reconcile of its deployment and of each of its sets.
+ */
+const violationsOfFrozenSpec = new WeakMap<object, readonly string[]>();
+
 function workloadViolations(spec: { selector: V1LabelSelector; template: PodTemplate }): string[] {
+  const known = violationsOfFrozenSpec.get(spec);
+  if (known !== undefined) return [...known];
+  const found = findWorkloadViolations(spec);
+  if (Object.isFrozen(spec)) violationsOfFrozenSpec.set(spec, found);
+  return [...found];
+}
+
+function findWorkloadViolations(spec: { selector: V1LabelSelector; template: PodTemplate }): string[] {
   // First and alone: every other check and everything after validation walks the template.
   if (nestsDeeperThan(spec.template, MAX_TEMPLATE_DEPTH)) return [TEMPLATE_TOO_DEEP];
   const errors: string[] = [];

@@ -181,6 +181,29 @@ describe('bounds the schema cannot check alone', () => {
     ]);
   });
 
+  it("a frozen spec (the cache's) is checked once, and its violations are the caller's to extend", () => {
+    let reads = 0;
+    const set = basicReplicaSet();
+    const template = set.spec.template;
+    const spec = { ...set.spec };
+    Object.defineProperty(spec, 'template', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return template;
+      },
+    });
+    const frozen = { ...set, spec: Object.freeze(spec) };
+    frozen.spec.template.metadata!.labels!['apps.basicoperator.dev/replicaset-pod'] = 'true';
+    const first = basicReplicaSetRuleViolations(frozen);
+    const afterFirst = reads;
+    first.push('changed by the caller');
+    assert.deepEqual(basicReplicaSetRuleViolations(frozen), [
+      `spec.template.metadata.labels: ${RULES.templateLabelNotReserved.message}`,
+    ]);
+    assert.equal(reads, afterFirst);
+  });
+
   it('a template nested deeper than any pod template is refused alone, before anything walks it', () => {
     let nested: unknown = 'x';
     for (let i = 0; i < 10_000; i++) nested = { a: nested };

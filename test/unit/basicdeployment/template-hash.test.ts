@@ -143,6 +143,41 @@ describe('templatesEqualIgnoringHash', () => {
     const b: V1PodTemplateSpec = { metadata: {}, spec: { containers: [] } };
     assert.equal(templatesEqualIgnoringHash(a, b, HASH_LABEL), true);
   });
+  it('serializes a frozen template (the cache holds only frozen ones) once, however often it is compared', () => {
+    let reads = 0;
+    const counted = (): V1PodTemplateSpec => {
+      const t = template();
+      const spec = t.spec;
+      Object.defineProperty(t, 'spec', {
+        enumerable: true,
+        get: () => {
+          reads++;
+          return spec;
+        },
+      });
+      return t;
+    };
+    const frozen = Object.freeze(counted());
+    for (let i = 0; i < 3; i++) {
+      assert.equal(templatesEqualIgnoringHash(frozen, template(), HASH_LABEL), true);
+      assert.equal(computeTemplateHash(frozen), computeTemplateHash(template()));
+    }
+    assert.equal(reads, 2); // once for the comparison, once for the hash
+    const open = counted();
+    templatesEqualIgnoringHash(open, template(), HASH_LABEL);
+    templatesEqualIgnoringHash(open, template(), HASH_LABEL);
+    assert.equal(reads, 4); // a template that may still change is serialized each time
+  });
+
+  it('sees a change to a template that is not frozen', () => {
+    const open = template();
+    assert.equal(templatesEqualIgnoringHash(open, template(), HASH_LABEL), true);
+    const before = computeTemplateHash(open);
+    open.spec!.containers[0]!.image = 'nginx:1.28';
+    assert.equal(templatesEqualIgnoringHash(open, template(), HASH_LABEL), false);
+    assert.notEqual(computeTemplateHash(open), before);
+  });
+
   it('does not modify its inputs', () => {
     const withHash = template();
     withHash.metadata!.labels![HASH_LABEL] = 'abc';

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cutToBytes, cutToCharacters, firstUtf8Bytes } from '../../../src/runtime/text-limits.ts';
+import {
+  codePointCount,
+  cutToBytes,
+  cutToCharacters,
+  firstUtf8Bytes,
+  fitsCharacters,
+} from '../../../src/runtime/text-limits.ts';
 
 const codePoints = (text: string): number => [...text].length;
 
@@ -29,6 +35,37 @@ describe('cutToCharacters', () => {
 
   it('cuts without a marker when the limit leaves no room for one', () => {
     assert.equal(cutToCharacters('abcdefghij', 4), 'abcd');
+  });
+});
+
+describe('codePointCount and fitsCharacters', () => {
+  it('count code points as for...of does: a pair is one, a lone surrogate is one', () => {
+    for (const text of [
+      '',
+      'abc',
+      '😀',
+      'a😀b😀',
+      '\ud83d',
+      '\ude00x',
+      'x\ud83d',
+      '\ude00\ud83d',
+      '😀'.repeat(1000),
+    ]) {
+      assert.equal(codePointCount(text), codePoints(text), JSON.stringify(text.slice(0, 8)));
+    }
+  });
+
+  it('fit by characters, not UTF-16 units', () => {
+    assert.equal(fitsCharacters('😀'.repeat(10), 10), true);
+    assert.equal(fitsCharacters('😀'.repeat(11), 10), false);
+    assert.equal(fitsCharacters('x'.repeat(10), 10), true);
+    assert.equal(fitsCharacters('x'.repeat(11), 10), false);
+  });
+
+  it('cut a text with a lone surrogate where for...of would', () => {
+    const text = `${'\ud83d'.repeat(3)}${'😀'.repeat(3)}`;
+    const cut = cutToCharacters(text, 4);
+    assert.equal(cut, text.slice(0, 5));
   });
 });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { canonicalJson } from './canonical-json.ts';
 
@@ -34,8 +35,7 @@ export function safeEncodeString(text: string): string {
  * Bumping collisionCount yields a new name when a replica set name is already taken.
  */
 export function computeTemplateHash(template: V1PodTemplateSpec, collisionCount?: number): string {
-  const encoder = new TextEncoder();
-  let hash = fnv1a32(encoder.encode(canonicalJson(template)));
+  let hash = templateFnv(template);
   if (collisionCount !== undefined) {
     const collisionBytes = new Uint8Array(8);
     new DataView(collisionBytes.buffer).setUint32(0, collisionCount >>> 0, true);
@@ -53,7 +53,36 @@ export function templatesEqualIgnoringHash(
   b: V1PodTemplateSpec,
   hashLabelKey: string,
 ): boolean {
-  return canonicalJson(withoutLabel(a, hashLabelKey)) === canonicalJson(withoutLabel(b, hashLabelKey));
+  return digestWithoutLabel(a, hashLabelKey) === digestWithoutLabel(b, hashLabelKey);
+}
+
+// The cache's objects are deep-frozen and never change, so what is worked out from a frozen template
+// is kept with it (and goes with it): a deployment's sync compares its template with every set's, and
+// a tenant's template of 256 KiB serialized again on each comparison held the operator's event loop
+// for tens of milliseconds at a time. A template that is not frozen is worked out every time.
+const fnvOfFrozen = new WeakMap<object, number>();
+const digestsOfFrozen = new WeakMap<object, Map<string, string>>();
+
+function templateFnv(template: V1PodTemplateSpec): number {
+  const known = fnvOfFrozen.get(template);
+  if (known !== undefined) return known;
+  const hash = fnv1a32(new TextEncoder().encode(canonicalJson(template)));
+  if (Object.isFrozen(template)) fnvOfFrozen.set(template, hash);
+  return hash;
+}
+
+/** A SHA-256 of the canonical JSON of the template without the label: equal digests, equal templates. */
+function digestWithoutLabel(template: V1PodTemplateSpec, labelKey: string): string {
+  const known = digestsOfFrozen.get(template)?.get(labelKey);
+  if (known !== undefined) return known;
+  const digest = createHash('sha256')
+    .update(canonicalJson(withoutLabel(template, labelKey)))
+    .digest('base64');
+  if (Object.isFrozen(template)) {
+    const byLabel = digestsOfFrozen.get(template) ?? new Map<string, string>();
+    digestsOfFrozen.set(template, byLabel.set(labelKey, digest));
+  }
+  return digest;
 }
 
 function withoutLabel(template: V1PodTemplateSpec, labelKey: string): V1PodTemplateSpec {

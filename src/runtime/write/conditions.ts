@@ -1,4 +1,4 @@
-import { cutToCharacters } from '../text-limits.ts';
+import { cutToCharacters, fitsCharacters } from '../text-limits.ts';
 
 /**
  * metav1.Condition helpers with the semantics of apimachinery's meta.SetStatusCondition: one
@@ -38,6 +38,15 @@ const TYPE_PATTERN =
 const TYPE_MAX_LENGTH = 316;
 /** metav1.Condition's limit, in characters. */
 const MESSAGE_MAX_LENGTH = 32768;
+/**
+ * How much of a message the operator's conditions keep, in characters: 4,096, an eighth of what
+ * metav1.Condition takes. A status is rewritten with every status write and sent to every watcher
+ * of its kind; an API error's message copied whole into it (a webhook may refuse a pod with 40 KiB)
+ * made each of a tenant's sets and deployments carry 32 KiB through every write and watch event, the
+ * API server's largest cost beside such a tenant (docs/soak.md). Any message a controller writes, or
+ * a well-behaved webhook or validation returns, is shorter and kept whole.
+ */
+export const CONDITION_MESSAGE_CHARACTERS = 4096;
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
 
 /**
@@ -64,7 +73,7 @@ export function conditionProblems(condition: ConditionInput): string[] {
       `reason ${JSON.stringify(condition.reason)} is not CamelCase (e.g. MinimumReplicasAvailable)`,
     );
   }
-  if ([...condition.message].length > MESSAGE_MAX_LENGTH) {
+  if (!fitsCharacters(condition.message, MESSAGE_MAX_LENGTH)) {
     problems.push(`message is longer than ${MESSAGE_MAX_LENGTH} characters`);
   }
   if (
@@ -99,7 +108,7 @@ export function findCondition(
  * Returns `conditions` with `input` set. A new type is appended with lastTransitionTime = now; an
  * existing one gets input's reason, message and observedGeneration, and a new lastTransitionTime only
  * if its status changes. Order is kept, so an unchanged set of conditions compares deep-equal. A
- * message longer than metav1.Condition allows is cut, ending in `... (N more characters)`.
+ * message longer than CONDITION_MESSAGE_CHARACTERS is cut, ending in `... (N more characters)`.
  */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
@@ -126,12 +135,13 @@ export function removeCondition(conditions: readonly Condition[] | undefined, ty
 }
 
 /**
- * The one place condition messages are cut to metav1.Condition's limit: they often carry an API
- * error's message, which may be longer, and a status write with it would be refused. A status field
- * that repeats a condition's message (a provider's failureMessage) is cut with it.
+ * The one place condition messages are cut (to CONDITION_MESSAGE_CHARACTERS, within
+ * metav1.Condition's limit): they often carry an API error's message, which may be longer than a
+ * status write takes, and would be copied into every status of the objects it concerns. A status
+ * field that repeats a condition's message (a provider's failureMessage) is cut with it.
  */
 export function boundedConditionMessage(message: string): string {
-  return cutToCharacters(message, MESSAGE_MAX_LENGTH);
+  return cutToCharacters(message, CONDITION_MESSAGE_CHARACTERS);
 }
 
 function withBoundedMessage(input: ConditionInput): ConditionInput {

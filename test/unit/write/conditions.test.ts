@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   boundedConditionMessage,
+  CONDITION_MESSAGE_CHARACTERS,
   type Condition,
   conditionProblems,
   findCondition,
@@ -129,13 +130,14 @@ describe('setCondition', () => {
   });
 });
 
-describe('setCondition with a message longer than metav1.Condition allows', () => {
+describe('setCondition with a message longer than a condition keeps', () => {
   const long = `admission webhook "deny.example.com" denied the request: ${'x'.repeat(40 * 1024)}`;
 
-  it('cuts it to 32768 characters, saying how much was cut, so the status write is not refused', () => {
+  it('cuts it to 4096 characters, saying how much was cut: never refused, and not copied whole into every status', () => {
+    assert.equal(CONDITION_MESSAGE_CHARACTERS, 4096);
     const [condition] = setCondition([], { ...ready('False', 'PodRefused', long) }, T0);
     assert.ok(condition);
-    assert.equal([...condition.message].length, 32768);
+    assert.equal([...condition.message].length, 4096);
     assert.match(condition.message.slice(-40), /\.\.\. \(\d+ more characters\)$/);
     assert.ok(long.startsWith(condition.message.slice(0, condition.message.indexOf('...'))));
     assert.deepEqual(conditionProblems(condition), []);
@@ -148,11 +150,11 @@ describe('setCondition with a message longer than metav1.Condition allows', () =
 
   it('cuts a Stalled message too', () => {
     const [stalled] = setStalled([], { reason: 'PodFailed', message: long }, 2, T0);
-    assert.equal([...(stalled?.message ?? '')].length, 32768);
+    assert.equal([...(stalled?.message ?? '')].length, 4096);
   });
 
-  it('keeps a message of exactly 32768 characters whole, counting characters rather than UTF-16 units', () => {
-    const emoji = '😀'.repeat(32768);
+  it('keeps a message of exactly 4096 characters whole, counting characters rather than UTF-16 units', () => {
+    const emoji = '😀'.repeat(4096);
     assert.equal(setCondition([], { ...ready('False', 'X', emoji) }, T0)[0]?.message, emoji);
   });
 });

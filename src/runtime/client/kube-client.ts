@@ -8,6 +8,7 @@ import type { KubeObject, ObjectList } from './object.ts';
 import type { RequestPriority } from './priority-throttle.ts';
 import { RequestDeadline } from './request-deadline.ts';
 import { collectionPath, objectPath, type ResourceType } from './resource.ts';
+import { tlsConnectOptions } from './tls-connect.ts';
 import { Agent } from './undici-agent.ts';
 
 /**
@@ -179,13 +180,7 @@ export class KubeClient {
         // HTTP/2 (one multiplexed connection) created 8 to 15% fewer pods per second in the benchmark.
         allowH2: false,
         keepAliveTimeout: 60_000,
-        connect: {
-          ca: opts.ca,
-          cert: opts.cert,
-          key: opts.key,
-          rejectUnauthorized: opts.rejectUnauthorized,
-          servername: opts.servername ?? undefined,
-        },
+        connect: tlsConnectOptions(opts),
       });
     this.cachedAuth = { headers, dispatcher, at: Date.now() };
     return this.cachedAuth;

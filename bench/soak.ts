@@ -11,12 +11,14 @@ import { type QueueTimes, queueTimes } from './measure/queue-times.ts';
 import { refuseOtherClusters } from './others.ts';
 import { evaluateReconcileErrors } from './soak/alert.ts';
 import { chartDefaults } from './soak/chart.ts';
+import { OPERATOR_KINDS } from './soak/kinds.ts';
 import { loadBetween, type PhaseLoad, readLoad } from './soak/machine-load.ts';
 import { SoakOperator } from './soak/operator.ts';
+import { type ReferenceFigures, referenceReport, referenceSoak } from './soak/reference.ts';
 import { failures, report, type SoakFigures } from './soak/report.ts';
 import { normalRollout, type RolloutFigures, type RolloutSettings } from './soak/rollout.ts';
 import { statusWrites } from './soak/status-refusals.ts';
-import { HostileTenant, type TenantWork, workBetween } from './soak/tenant.ts';
+import { HostileTenant, type TenantSettings, type TenantWork, workBetween } from './soak/tenant.ts';
 
 /**
  * One tenant cannot hurt another (docs/soak.md): in one run on the local cluster, with one operator
@@ -56,10 +58,16 @@ const { values } = parseArgs({
     'profile-operator': { type: 'string' },
     json: { type: 'string' },
     'allow-others': { type: 'boolean', default: false },
+    /**
+     * Who handles the tenants: "basic-operator" (BasicDeployments, phases A, B and C), or
+     * "kube-controller-manager", the reference: the same tenants in apps/v1 Deployments, phases A and B.
+     */
+    controller: { type: 'string', default: 'basic-operator' },
   },
 });
 
 const CONTROLLERS = ['basicdeployment', 'basicreplicaset'];
+const warmupMs = Number(values['warmup-seconds']) * 1000;
 const NAMESPACES = {
   lease: 'soak-system',
   baseline: 'normal',
@@ -73,6 +81,37 @@ await refuseOtherClusters(provider, values['allow-others']);
 const cluster = new MeasuredCluster(await provider.up(), local);
 await cluster.kubectl(['apply', '--server-side', '--force-conflicts', '-f', 'config/crd/bases/']);
 await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=60s', '-f', 'config/crd/bases/']);
+
+const rollout: RolloutSettings = {
+  replicas: Number(values.replicas),
+  latencyChanges: Number(values['latency-changes']),
+  latencyGapMs: Number(values['latency-gap-ms']),
+  settleMs: Number(values['settle-seconds']) * 1000,
+  timeoutMs: Number(values.timeout) * 1000,
+};
+const tenantSettings: TenantSettings = {
+  changesInARow: Number(values['changes-in-a-row']),
+  pauseMs: Number(values['tenant-pause-ms']),
+  refusalCharacters: Number(values['refusal-characters']),
+  quotaPods: Number(values['quota-pods']),
+};
+// What earlier runs left goes first: the controllers start on empty namespaces.
+for (const ns of [NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.unwatched, NAMESPACES.tenant])
+  await cluster.deleteNamespace(ns);
+
+if (values.controller === 'kube-controller-manager') {
+  let reference: ReferenceFigures;
+  try {
+    reference = await referenceSoak(cluster, NAMESPACES, rollout, tenantSettings, warmupMs);
+  } finally {
+    if (!values.keep) for (const ns of Object.values(NAMESPACES)) await cluster.deleteNamespace(ns);
+  }
+  process.stdout.write(`${referenceReport(reference).join('\n')}\n`);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(reference, null, 2)}\n`);
+  process.exit(0);
+} else if (values.controller !== 'basic-operator') {
+  throw new Error(`--controller: basic-operator or kube-controller-manager, not ${values.controller}`);
+}
 log('building dist/ (the operator runs as its image runs it)');
 await buildDist();
 
@@ -85,17 +124,6 @@ const memoryLimit =
       : parseMemory(values['operator-memory-limit']);
 const cgroup =
   memoryLimit === undefined ? undefined : MemoryCgroup.create('basic-operator-soak', memoryLimit);
-const rollout: RolloutSettings = {
-  replicas: Number(values.replicas),
-  latencyChanges: Number(values['latency-changes']),
-  latencyGapMs: Number(values['latency-gap-ms']),
-  settleMs: Number(values['settle-seconds']) * 1000,
-  timeoutMs: Number(values.timeout) * 1000,
-};
-
-// What earlier runs left goes first: the operator starts on empty namespaces.
-for (const ns of [NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.unwatched, NAMESPACES.tenant])
-  await cluster.deleteNamespace(ns);
 await cluster.freshNamespace(NAMESPACES.lease);
 const since = Date.now();
 const operator = new SoakOperator(
@@ -121,12 +149,7 @@ log(
     `memory limit ${memoryLimit === undefined ? 'none' : `${memoryLimit / 1048576} MiB (a cgroup, as the chart's pod)`}`,
 );
 await operator.start();
-const tenant = new HostileTenant(cluster, NAMESPACES.tenant, {
-  changesInARow: Number(values['changes-in-a-row']),
-  pauseMs: Number(values['tenant-pause-ms']),
-  refusalCharacters: Number(values['refusal-characters']),
-  quotaPods: Number(values['quota-pods']),
-});
+const tenant = new HostileTenant(cluster, NAMESPACES.tenant, tenantSettings, OPERATOR_KINDS);
 const processes = () => ({ operator: operator.pid, webhook: tenant.webhookPid });
 
 interface MeasuredRollout {
@@ -144,7 +167,7 @@ async function measuredRollout(namespace: string): Promise<MeasuredRollout> {
   const from = Date.now();
   const metrics = await operator.metrics();
   const load = await readLoad(cluster, processes);
-  const figures = await normalRollout(cluster, namespace, rollout);
+  const figures = await normalRollout(cluster, namespace, rollout, OPERATOR_KINDS);
   const queues = queueTimes(metrics, await operator.metrics(), CONTROLLERS);
   const loadAfter = await readLoad(cluster, processes);
   const to = Date.now();
@@ -166,7 +189,7 @@ try {
   log(`phase B: the hostile tenant in ${NAMESPACES.tenant}`);
   await tenant.start();
   log(`  the tenant at work for ${values['warmup-seconds']}s before the rollout`);
-  await sleep(Number(values['warmup-seconds']) * 1000);
+  await sleep(warmupMs);
   log(`phase B: the same rollout in ${NAMESPACES.hostile}, beside the tenant`);
   const b = await measuredRollout(NAMESPACES.hostile);
 
@@ -175,7 +198,7 @@ try {
   );
   await operator.watchOnly([NAMESPACES.baseline, NAMESPACES.hostile, NAMESPACES.unwatched]);
   log(`  the tenant at work for ${values['warmup-seconds']}s, unwatched, before the rollout`);
-  await sleep(Number(values['warmup-seconds']) * 1000);
+  await sleep(warmupMs);
   log(`phase C: the same rollout in ${NAMESPACES.unwatched}, beside the tenant the operator does not watch`);
   const c = await measuredRollout(NAMESPACES.unwatched);
   const tenantFigures = await tenant.stop();

@@ -1,6 +1,5 @@
-import { BASIC_DEPLOYMENT, BASIC_REPLICA_SET, type BasicDeployment } from '../../src/apis/index.ts';
 import { Informer } from '../../src/runtime/cache/informer.ts';
-import type { ResourceType } from '../../src/runtime/client/resource.ts';
+import { apiVersionOf, type ResourceType } from '../../src/runtime/client/resource.ts';
 import { rootLogger } from '../../src/runtime/log.ts';
 import { sleep } from '../async.ts';
 import type { MeasuredCluster } from '../cluster.ts';
@@ -10,6 +9,7 @@ import { PodCreates } from '../measure/pod-creates.ts';
 import { type ScalableObject, ScaleUps } from '../measure/scale-ups.ts';
 import { scaler } from '../sides/run.ts';
 import { deploymentSpec } from '../sides/side.ts';
+import type { SoakDeployment, SoakKinds } from './kinds.ts';
 
 export interface RolloutSettings {
   replicas: number;
@@ -29,12 +29,12 @@ export interface RolloutFigures {
   latency: ReactionLatency;
 }
 
-/** The one BasicDeployment of a normal namespace; `d-0`, as the reaction latency names deployments. */
+/** The one deployment of a normal namespace; `d-0`, as the reaction latency names deployments. */
 const NAME = 'd-0';
 
 /**
- * In `namespace` (created fresh; the operator already watches it): one BasicDeployment of R
- * replicas created and waited for until ready, then its template changed and waited for until
+ * In `namespace` (created fresh; its controller already watches it): one deployment of `kinds` of
+ * R replicas created and waited for until ready, then its template changed and waited for until
  * every replica is updated and ready; then, settled, the reaction latency of the benchmark
  * (bench/measure/latency.ts): scale-ups one at a time, from the patch to the first pod published.
  */
@@ -42,41 +42,42 @@ export async function normalRollout(
   cluster: MeasuredCluster,
   namespace: string,
   settings: RolloutSettings,
+  kinds: SoakKinds,
 ): Promise<RolloutFigures> {
   await cluster.freshNamespace(namespace);
   const stop = new AbortController();
   try {
     const creates = new PodCreates(cluster.client, namespace, stop.signal);
-    const followed = new FollowedDeployment(cluster, namespace, stop.signal);
+    const followed = new FollowedDeployment(cluster, namespace, kinds, stop.signal);
     await followed.synced();
     await sleep(500);
 
     const created = Date.now();
-    const first = await cluster.client.create(BASIC_DEPLOYMENT, {
-      apiVersion: BASIC_DEPLOYMENT.apiVersion,
-      kind: BASIC_DEPLOYMENT.kind,
+    const first = await cluster.client.create(kinds.deployments, {
+      apiVersion: apiVersionOf(kinds.deployments),
+      kind: kinds.deployments.kind,
       metadata: { name: NAME, namespace },
       spec: deploymentSpec(0, settings.replicas),
     });
-    await followed.readyAt(first.metadata.generation ?? 1, settings.timeoutMs);
+    await followed.readyAt(first.metadata?.generation ?? 1, settings.timeoutMs);
     const createToReadySeconds = (Date.now() - created) / 1000;
     log(`  ${namespace}: ${settings.replicas} replicas ready in ${createToReadySeconds.toFixed(1)}s`);
 
     const changed = Date.now();
-    const second = await cluster.client.patch(BASIC_DEPLOYMENT, {
+    const second = await cluster.client.patch(kinds.deployments, {
       namespace,
       name: NAME,
       patchType: 'merge',
       body: { spec: { template: { metadata: { annotations: { 'soak.basicoperator.dev/revision': '2' } } } } },
     });
-    await followed.readyAt(second.metadata.generation ?? 2, settings.timeoutMs);
+    await followed.readyAt(second.metadata?.generation ?? 2, settings.timeoutMs);
     const changeToReadySeconds = (Date.now() - changed) / 1000;
     log(`  ${namespace}: template change rolled out in ${changeToReadySeconds.toFixed(1)}s`);
 
     const scaleUps = (type: ResourceType<ScalableObject>, appOf: (o: ScalableObject) => string | undefined) =>
       new ScaleUps(cluster.client, type, namespace, stop.signal, appOf);
-    const deploymentScales = scaleUps(BASIC_DEPLOYMENT, (d) => d.metadata?.name);
-    const setScales = scaleUps(BASIC_REPLICA_SET, (s) => s.metadata?.labels?.app);
+    const deploymentScales = scaleUps(kinds.deployments, (d) => d.metadata?.name);
+    const setScales = scaleUps(kinds.sets, (s) => s.metadata?.labels?.app);
     await Promise.all([deploymentScales.listed, setScales.listed]);
     await sleep(settings.settleMs);
     log(`  ${namespace}: reaction latency, ${settings.latencyChanges} scale-ups one at a time`);
@@ -84,7 +85,7 @@ export async function normalRollout(
       deployments: 1,
       replicas: settings.replicas,
       changes: settings.latencyChanges,
-      scale: scaler(cluster, BASIC_DEPLOYMENT, namespace),
+      scale: scaler(cluster, kinds.deployments, namespace),
       creates,
       deploymentScales,
       setScales,
@@ -103,22 +104,24 @@ export async function normalRollout(
   }
 }
 
-/** The BasicDeployment NAME of a namespace through an informer: resolves, to the event, when it is ready. */
+/** The deployment NAME of a namespace through an informer: resolves, to the event, when it is ready. */
 class FollowedDeployment {
-  private readonly informer: Informer<BasicDeployment>;
+  private readonly informer: Informer<SoakDeployment>;
   private readonly namespace: string;
-  private waiter: ((d: BasicDeployment) => void) | undefined;
+  private readonly kinds: SoakKinds;
+  private waiter: ((d: SoakDeployment) => void) | undefined;
 
-  constructor(cluster: MeasuredCluster, namespace: string, signal: AbortSignal) {
+  constructor(cluster: MeasuredCluster, namespace: string, kinds: SoakKinds, signal: AbortSignal) {
     this.namespace = namespace;
-    this.informer = new Informer<BasicDeployment>(
+    this.kinds = kinds;
+    this.informer = new Informer<SoakDeployment>(
       cluster.client,
-      BASIC_DEPLOYMENT,
+      kinds.deployments,
       { namespaces: [namespace] },
       rootLogger('error'),
     );
-    const seen = (d: BasicDeployment) => {
-      if (d.metadata.name === NAME) this.waiter?.(d);
+    const seen = (d: SoakDeployment) => {
+      if (d.metadata?.name === NAME) this.waiter?.(d);
     };
     this.informer.addHandler({ onAdd: seen, onUpdate: (_, d) => seen(d) });
     this.informer.start(signal);
@@ -130,8 +133,7 @@ class FollowedDeployment {
 
   /** Ready for `generation` or a later one: every replica updated and available, no older pod left. */
   readyAt(generation: number, timeoutMs: number): Promise<void> {
-    const ready = (d: BasicDeployment | undefined) =>
-      d?.status?.ready === true && (d.status.observedGeneration ?? 0) >= generation;
+    const ready = (d: SoakDeployment | undefined) => this.kinds.readyAt(d, generation);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = undefined;

@@ -1,16 +1,16 @@
-import { BASIC_DEPLOYMENT, type BasicDeployment } from '../../src/apis/index.ts';
 import { nestsDeeperThan } from '../../src/apis/nesting.ts';
 import { TOTAL_ANNOTATION_BYTES } from '../../src/apis/rules.ts';
 import { ApiError } from '../../src/runtime/client/errors.ts';
-import { CoreTypes, collectionPath } from '../../src/runtime/client/resource.ts';
+import { apiVersionOf, CoreTypes, collectionPath } from '../../src/runtime/client/resource.ts';
 import { errorMessage } from '../../src/runtime/log.ts';
 import { sleep } from '../async.ts';
 import type { MeasuredCluster } from '../cluster.ts';
 import { log } from '../log.ts';
+import type { SoakDeployment, SoakKinds } from './kinds.ts';
 import { RefusingWebhook } from './webhook.ts';
 
 export interface TenantSettings {
-  /** Template changes in a row on one BasicDeployment, each round. */
+  /** Template changes in a row on one deployment, each round. */
   changesInARow: number;
   /** Quiet time between rounds. */
   pauseMs: number;
@@ -55,6 +55,21 @@ export function workBetween(
 }
 
 const LABEL = 'soak.basicoperator.dev';
+
+/** A deployment the tenant makes, of either kind: the same fields in both. */
+type TenantDeployment = SoakDeployment & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string };
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      spec: { containers: Array<{ name: string; image: string }> };
+    };
+  };
+};
 /** The deepest template the operator takes (MAX_TEMPLATE_DEPTH is 100) and one far beyond it. */
 const DEPTHS = [99, 5000];
 /** The longest BasicDeployment name admitted (its sets are <name>-<hash of up to 10>). */
@@ -65,8 +80,10 @@ const INT32_MAX = 2147483647;
  * A tenant that does what the schema lets it, all in its own namespace: template annotations as
  * large as admitted, templates nested as deep as the operator takes and far deeper, a name at the
  * length limit, 2^31-1 replicas under a ResourceQuota, a webhook that refuses its pods with a
- * 40 KiB message, and, until stopped, rounds of template changes in a row on one BasicDeployment
- * and a change of the large one.
+ * 40 KiB message, and, until stopped, rounds of template changes in a row on one deployment and a
+ * change of the large one. Its deployments are of the kinds given: BasicDeployments for the operator,
+ * apps/v1 Deployments for the reference (kube-controller-manager), which drops the unknown fields
+ * of the nested templates as apps/v1 does.
  */
 export class HostileTenant {
   private readonly figures: TenantFigures = {
@@ -84,11 +101,13 @@ export class HostileTenant {
   private readonly cluster: MeasuredCluster;
   private readonly namespace: string;
   private readonly settings: TenantSettings;
+  private readonly kinds: SoakKinds;
 
-  constructor(cluster: MeasuredCluster, namespace: string, settings: TenantSettings) {
+  constructor(cluster: MeasuredCluster, namespace: string, settings: TenantSettings, kinds: SoakKinds) {
     this.cluster = cluster;
     this.namespace = namespace;
     this.settings = settings;
+    this.kinds = kinds;
   }
 
   /** Its objects made (in its namespace, fresh), and its rounds of changes started. */
@@ -125,9 +144,9 @@ export class HostileTenant {
     this.stopRounds.abort();
     await this.rounds;
     this.figures.webhookCalls = this.webhook?.calls ?? 0;
-    const list = await this.cluster.client.list(BASIC_DEPLOYMENT, { namespace: this.namespace });
+    const list = await this.cluster.client.list(this.kinds.deployments, { namespace: this.namespace });
     for (const d of list.items) {
-      const name = d.metadata.name ?? '';
+      const name = d.metadata?.name ?? '';
       this.figures.conditions[name.length > 40 ? `${name.slice(0, 20)}... (${name.length})` : name] = (
         d.status?.conditions ?? []
       ).map((c) => `${c.type}=${c.status}/${c.reason} (${c.message?.length ?? 0})`);
@@ -140,11 +159,11 @@ export class HostileTenant {
     await this.webhook?.remove();
   }
 
-  private deployment(name: string, replicas: number, annotations?: Record<string, string>): BasicDeployment {
+  private deployment(name: string, replicas: number, annotations?: Record<string, string>): TenantDeployment {
     const app = name.length > 63 ? 'long-name' : name;
     return {
-      apiVersion: BASIC_DEPLOYMENT.apiVersion,
-      kind: BASIC_DEPLOYMENT.kind,
+      apiVersion: apiVersionOf(this.kinds.deployments),
+      kind: this.kinds.deployments.kind,
       metadata: { name, namespace: this.namespace },
       spec: {
         replicas,
@@ -166,20 +185,20 @@ export class HostileTenant {
       '"spec":{"containers"',
       `"spec":{"${LABEL}-nested":${nested},"containers"`,
     );
-    const template = (JSON.parse(body) as BasicDeployment).spec.template;
+    const template = (JSON.parse(body) as TenantDeployment).spec.template;
     if (!nestsDeeperThan(template, depth - 1) || nestsDeeperThan(template, depth)) {
       throw new Error(`${name}: the template is not ${depth} levels deep`);
     }
     // JSON.stringify overflows the stack near 3,000 levels: the body is sent as written.
     await this.make(name, () =>
-      this.cluster.client.request('POST', collectionPath(BASIC_DEPLOYMENT, this.namespace), { body }),
+      this.cluster.client.request('POST', collectionPath(this.kinds.deployments, this.namespace), { body }),
     );
   }
 
-  private async make(what: string, object: BasicDeployment | (() => Promise<unknown>)): Promise<void> {
+  private async make(what: string, object: TenantDeployment | (() => Promise<unknown>)): Promise<void> {
     try {
       if (typeof object === 'function') await object();
-      else await this.cluster.client.create(BASIC_DEPLOYMENT, object);
+      else await this.cluster.client.create(this.kinds.deployments, object);
       this.figures.objects[what] = 'created';
     } catch (err) {
       this.figures.objects[what] = `refused: ${describe(err)}`;
@@ -214,7 +233,7 @@ export class HostileTenant {
     const signal = this.stopRounds.signal;
     const patch = (name: string, annotations: Record<string, string>) =>
       this.cluster.client
-        .patch(BASIC_DEPLOYMENT, {
+        .patch(this.kinds.deployments, {
           namespace: this.namespace,
           name,
           patchType: 'merge',

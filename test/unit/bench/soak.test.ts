@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evaluateReconcileErrors, increase } from '../../../bench/soak/alert.ts';
 import { chartDefaults, reconcileErrorsRule } from '../../../bench/soak/chart.ts';
+import { KCM_KINDS, OPERATOR_KINDS, type SoakDeployment } from '../../../bench/soak/kinds.ts';
 import type { FailureLine, MetricsSample } from '../../../bench/soak/operator.ts';
+import { type ReferenceFigures, referenceReport } from '../../../bench/soak/reference.ts';
 import { failures, report, type SoakFigures } from '../../../bench/soak/report.ts';
 import type { RolloutFigures } from '../../../bench/soak/rollout.ts';
 import { workBetween } from '../../../bench/soak/tenant.ts';
@@ -223,5 +225,71 @@ describe('the soak', () => {
     );
     assert.match(line("CPU over C's rollout"), /\(10 s\): $/);
     assert.match(line('operator restarts'), /^operator restarts: 0; besides, the restart asked for before C/);
+  });
+
+  it('tells a rolled-out deployment of either kind: the operator by status.ready, apps/v1 by its counts', () => {
+    const d = (status: object, generation = 2): SoakDeployment =>
+      ({ metadata: { generation }, spec: { replicas: 3 }, status }) as SoakDeployment;
+    assert.equal(OPERATOR_KINDS.readyAt(d({ ready: true, observedGeneration: 2 }), 2), true);
+    assert.equal(OPERATOR_KINDS.readyAt(d({ ready: true, observedGeneration: 1 }), 2), false);
+    assert.equal(OPERATOR_KINDS.readyAt(d({ ready: false, observedGeneration: 2 }), 2), false);
+    const counts = { observedGeneration: 2, updatedReplicas: 3, availableReplicas: 3, replicas: 3 };
+    assert.equal(KCM_KINDS.readyAt(d(counts), 2), true);
+    assert.equal(KCM_KINDS.readyAt(d({ ...counts, replicas: 4 }), 2), false, 'an old pod left');
+    assert.equal(KCM_KINDS.readyAt(d({ ...counts, availableReplicas: 2 }), 2), false);
+    assert.equal(KCM_KINDS.readyAt(d(counts), 3), false, 'an older generation');
+    assert.equal(KCM_KINDS.readyAt(undefined, 1), false);
+  });
+
+  it("reports the reference's A and B side by side with B/A, its CPU and the tenant's work", () => {
+    const rollout = (namespace: string, p99Ms: number): RolloutFigures => ({
+      namespace,
+      replicas: 100,
+      createToReadySeconds: 1,
+      changeToReadySeconds: 2,
+      latency: { changes: 100, p50Ms: 15, p99Ms, maxMs: p99Ms, samplesMs: [], startedAtMs: [] },
+    });
+    const figures: ReferenceFigures = {
+      controller: 'kube-controller-manager',
+      baseline: rollout('normal', 25),
+      hostile: rollout('normal-2', 50),
+      load: {
+        baseline: {
+          seconds: 40,
+          cpuSeconds: { 'kube-apiserver': 8, 'kube-controller-manager': 2 },
+          requests: [],
+        },
+        hostile: {
+          seconds: 40,
+          cpuSeconds: { 'kube-apiserver': 12, 'kube-controller-manager': 4, webhook: 0.4 },
+          requests: [['PUT replicasets/status', 400]],
+        },
+      },
+      tenant: {
+        rounds: 12,
+        templateChanges: 252,
+        objects: { big: 'created' },
+        conditions: {},
+        webhookCalls: 371,
+        refusalSeenCharacters: 41_073,
+        failedRequests: [],
+      },
+      tenantWork: { templateChanges: 168, webhookCalls: 203, seconds: 40 },
+    };
+    const lines = referenceReport(figures);
+    const line = (start: string) => lines.find((l) => l.trimStart().startsWith(start)) ?? '';
+    assert.match(lines[0] ?? '', /^soak, reference: apps\/v1 Deployments with kube-controller-manager/);
+    assert.deepEqual(line('reaction p99').split(/ +/).slice(2), ['25', 'ms', '50', 'ms', '2.00']);
+    assert.deepEqual(
+      line('to the deployment seen p99').split(/ +/).slice(-1),
+      ['NaN'],
+      'no hops: NaN, not a crash',
+    );
+    assert.equal(
+      line("CPU over B's rollout"),
+      "CPU over B's rollout (40 s): kube-apiserver 12.0 s (30%), kube-controller-manager 4.0 s (10%), webhook 0.4 s (1%)",
+    );
+    assert.match(line("over B's rollout"), /\(40 s\): 168 template changes, 203 of its pods refused/);
+    assert.match(line('big:'), /created/);
   });
 });

@@ -54,6 +54,8 @@ const { values } = parseArgs({
     'operator-memory-limit': { type: 'string', default: 'chart' },
     /** Keep the soak's namespaces at the end (to look at what the operator made of the tenant's objects). */
     keep: { type: 'boolean', default: false },
+    /** Node flags for the operator after the image's (as bench/deployments.ts takes them), e.g. to try V8's heap sizes. */
+    'node-flags': { type: 'string', default: '' },
     /** Write V8 CPU profiles of the operator (one per process: A and B, then C) into this directory. */
     'profile-operator': { type: 'string' },
     json: { type: 'string' },
@@ -137,7 +139,7 @@ const operator = new SoakOperator(
     burst: chart.burst,
     workers: chart.workers,
     imageNodeFlags: true,
-    nodeFlags: '',
+    nodeFlags: values['node-flags'],
     profileDir: values['profile-operator'],
     heapSnapshot: undefined,
     memoryLimit,

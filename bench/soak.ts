@@ -7,18 +7,18 @@ import { sleep } from './async.ts';
 import { MeasuredCluster } from './cluster.ts';
 import { log } from './log.ts';
 import { MemoryCgroup, parseMemory } from './measure/memory-cgroup.ts';
-import { type QueueTimes, queueTimes } from './measure/queue-times.ts';
+import { queueTimes } from './measure/queue-times.ts';
 import { refuseOtherClusters } from './others.ts';
 import { evaluateReconcileErrors } from './soak/alert.ts';
 import { chartDefaults } from './soak/chart.ts';
 import { OPERATOR_KINDS } from './soak/kinds.ts';
-import { loadBetween, type PhaseLoad, readLoad } from './soak/machine-load.ts';
+import { measureRollout } from './soak/measured.ts';
 import { SoakOperator } from './soak/operator.ts';
 import { type ReferenceFigures, referenceReport, referenceSoak } from './soak/reference.ts';
 import { failures, report, type SoakFigures } from './soak/report.ts';
-import { normalRollout, type RolloutFigures, type RolloutSettings } from './soak/rollout.ts';
+import type { RolloutSettings } from './soak/rollout.ts';
 import { statusWrites } from './soak/status-refusals.ts';
-import { HostileTenant, type TenantSettings, type TenantWork, workBetween } from './soak/tenant.ts';
+import { HostileTenant, type TenantSettings } from './soak/tenant.ts';
 
 /**
  * One tenant cannot hurt another (docs/soak.md): in one run on the local cluster, with one operator
@@ -154,34 +154,13 @@ await operator.start();
 const tenant = new HostileTenant(cluster, NAMESPACES.tenant, tenantSettings, OPERATOR_KINDS);
 const processes = () => ({ operator: operator.pid, webhook: tenant.webhookPid });
 
-interface MeasuredRollout {
-  from: number;
-  to: number;
-  figures: RolloutFigures;
-  queues: Record<string, QueueTimes>;
-  load: PhaseLoad;
-  tenantWork: TenantWork & { seconds: number };
-}
-
-/** One phase's rollout, with the work queues, the machine's load and the tenant's work over it. */
-async function measuredRollout(namespace: string): Promise<MeasuredRollout> {
-  const work = tenant.work();
-  const from = Date.now();
+/** One phase's rollout, measured, with the operator's work queues over it. */
+async function measuredRollout(namespace: string) {
   const metrics = await operator.metrics();
-  const load = await readLoad(cluster, processes);
-  const figures = await normalRollout(cluster, namespace, rollout, OPERATOR_KINDS);
-  const queues = queueTimes(metrics, await operator.metrics(), CONTROLLERS);
-  const loadAfter = await readLoad(cluster, processes);
-  const to = Date.now();
-  return {
-    from,
-    to,
-    figures,
-    queues,
-    load: loadBetween(load, loadAfter),
-    tenantWork: workBetween(work, tenant.work(), to - from),
-  };
+  const measured = await measureRollout(cluster, namespace, rollout, OPERATOR_KINDS, tenant, processes);
+  return { ...measured, queues: queueTimes(metrics, await operator.metrics(), CONTROLLERS) };
 }
+type MeasuredPhase = Awaited<ReturnType<typeof measuredRollout>>;
 
 let figures: SoakFigures;
 try {
@@ -207,13 +186,13 @@ try {
   const operatorFigures = await operator.stop();
   // The API server writes its audit log in batches: the last writes land a moment later.
   await sleep(3000);
-  const alert = (namespace: string, { from, to }: MeasuredRollout) =>
+  const alert = (namespace: string, { from, to }: MeasuredPhase) =>
     evaluateReconcileErrors(chart.reconcileErrors, operator.samples, operator.failures, {
       namespace,
       from,
       to,
     });
-  const queues = ({ queues, from, to }: MeasuredRollout) => ({
+  const queues = ({ queues, from, to }: MeasuredPhase) => ({
     times: queues,
     deepest: operator.deepestQueues(from, to),
   });

@@ -2,15 +2,10 @@ import { sleep } from '../async.ts';
 import type { MeasuredCluster } from '../cluster.ts';
 import { log } from '../log.ts';
 import { KCM_KINDS } from './kinds.ts';
-import { describeCpu, loadBetween, type PhaseLoad, readLoad } from './machine-load.ts';
-import { normalRollout, type RolloutFigures, type RolloutSettings } from './rollout.ts';
-import {
-  HostileTenant,
-  type TenantFigures,
-  type TenantSettings,
-  type TenantWork,
-  workBetween,
-} from './tenant.ts';
+import { describeCpu, type PhaseLoad } from './machine-load.ts';
+import { measureRollout } from './measured.ts';
+import type { RolloutFigures, RolloutSettings } from './rollout.ts';
+import { HostileTenant, type TenantFigures, type TenantSettings, type TenantWork } from './tenant.ts';
 
 /** Phases A and B with apps/v1 Deployments and kube-controller-manager: the reference's figures. */
 export interface ReferenceFigures {
@@ -43,14 +38,8 @@ export async function referenceSoak(
 ): Promise<ReferenceFigures> {
   const tenant = new HostileTenant(cluster, namespaces.tenant, tenantSettings, KCM_KINDS);
   const processes = () => ({ webhook: tenant.webhookPid });
-  const measured = async (namespace: string) => {
-    const work = tenant.work();
-    const from = Date.now();
-    const before = await readLoad(cluster, processes);
-    const figures = await normalRollout(cluster, namespace, rollout, KCM_KINDS);
-    const load = loadBetween(before, await readLoad(cluster, processes));
-    return { figures, load, tenantWork: workBetween(work, tenant.work(), Date.now() - from) };
-  };
+  const measured = (namespace: string) =>
+    measureRollout(cluster, namespace, rollout, KCM_KINDS, tenant, processes);
   try {
     log(`phase A (reference): a normal Deployment rollout alone, in ${namespaces.baseline}`);
     const a = await measured(namespaces.baseline);

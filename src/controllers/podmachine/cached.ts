@@ -1,6 +1,7 @@
 // What the PodMachine controller reads of the pods, claims and Jobs it caches (its declaration's
 // `reads`), and their types as cached: reading a field a shape does not name does not compile.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { JOB_OUTCOME_READS } from '../../apis/index.ts';
 import { type Kept, OBJECT_FIELDS, type Shape } from '../../runtime/cache/keep-fields.ts';
 import { RESTORE_FAILURE_ANNOTATION, RESTORED_FROM_ANNOTATION } from './names.ts';
 
@@ -60,16 +61,7 @@ export const JOB_READS = {
   // Its role label (reconciler.ts).
   ...OBJECT_FIELDS,
   // Complete or Failed, why and when (jobOutcome).
-  status: {
-    conditions: {
-      type: 'shared',
-      status: 'shared',
-      lastTransitionTime: 'shared',
-      reason: 'shared',
-      message: 'shared',
-    },
-    completionTime: true,
-  },
+  status: JOB_OUTCOME_READS.status,
 } as const satisfies Shape<V1Job>;
 
 /** Its pod or a restore Job's pod, as the cache holds it. */

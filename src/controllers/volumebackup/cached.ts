@@ -2,6 +2,7 @@
 // declaration's `reads`), and their types as cached: reading a field a shape does not name does not
 // compile.
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { JOB_OUTCOME_READS } from '../../apis/index.ts';
 import { type Kept, OBJECT_FIELDS, type Shape } from '../../runtime/cache/keep-fields.ts';
 import { COPY_FAILURE_ANNOTATION, COPY_REPORT_ANNOTATION } from './names.ts';
 
@@ -36,14 +37,7 @@ export const JOB_READS = {
   },
   status: {
     // Complete or Failed, why and when (jobOutcome, logic/progress.ts).
-    conditions: {
-      type: 'shared',
-      status: 'shared',
-      lastTransitionTime: 'shared',
-      reason: 'shared',
-      message: 'shared',
-    },
-    completionTime: true,
+    ...JOB_OUTCOME_READS.status,
     // Whether the Job ever had a pod (logic/deadline.ts).
     active: true,
     succeeded: true,

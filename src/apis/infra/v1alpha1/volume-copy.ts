@@ -290,8 +290,8 @@ export type JobOutcome =
   | { done: 'failed'; message: string; failedAt?: number }
   | undefined;
 
-/** What jobOutcome reads of a Job: a cache that hands it Jobs keeps these fields. */
-const JOB_OUTCOME_READS = {
+/** What jobOutcome reads of a Job: a cache that hands it Jobs keeps these fields (its `reads` spread them). */
+export const JOB_OUTCOME_READS = {
   status: {
     conditions: {
       type: 'shared',

@@ -67,6 +67,25 @@ describe('killing the operator during a Machine deletion', () => {
     return (await backups(client, ns)).filter((b) => b.spec.machineUID === m.metadata.uid);
   }
 
+  /**
+   * Until the operator's VolumeBackup for `m` exists and the Machine's status names its uid, the
+   * operator's proof that it is its own. A kill between its create and that record leaves one the
+   * operator cannot prove is its own (BackupConflict, by design: test/unit/machinebackup/plan.test.ts):
+   * the scenarios here kill after the record.
+   */
+  async function recorded(m: Machine): Promise<void> {
+    const name = m.metadata.name ?? '';
+    await waitFor(
+      `the VolumeBackup of ${name} to be created and recorded on it`,
+      async () => {
+        const [backup] = await backupsOf(m);
+        const record = (await getMachine(client, ns, name))?.status?.volumeBackup;
+        return backup !== undefined && record?.uid === backup.metadata.uid;
+      },
+      { intervalMs: 10 },
+    );
+  }
+
   /** The end state every scenario must reach after the last restart. */
   async function assertFinished(m: Machine): Promise<void> {
     const name = m.metadata.name ?? '';
@@ -118,6 +137,7 @@ describe('killing the operator during a Machine deletion', () => {
       async () => (await jobs(client, ns)).some((j) => j.metadata?.name?.startsWith('kill-during-')),
       { intervalMs: 10 },
     );
+    await recorded(m);
     await operator?.stop({ signal: 'SIGKILL' });
     const atKill = await backupsOf(m);
     console.log(`  at the kill: VolumeBackup phase ${atKill[0]?.status?.phase ?? '(no status yet)'}`);
@@ -136,7 +156,7 @@ describe('killing the operator during a Machine deletion', () => {
     // Machine, PodMachine and machine-backup: the VolumeBackup is recorded but nothing copies it.
     await restart(['machine', 'podmachine', 'machine-backup']);
     await client.delete(MACHINE, ns, 'kill-after');
-    await waitFor('the VolumeBackup to be recorded', async () => (await backupsOf(m)).length === 1);
+    await recorded(m);
     // Only the VolumeBackup controller: the backup completes but nobody releases the Machine.
     await restart(['volumebackup']);
     await waitFor(

@@ -14,13 +14,11 @@ export type SoakDeployment = KubeObject & {
 };
 
 /**
- * The kinds both tenants work with, and the controller that handles them: the operator's
- * BasicDeployments, or apps/v1 Deployments handled by the cluster's kube-controller-manager, the
- * reference the operator is measured against beside the same tenant.
+ * The kinds both tenants work with: the operator's BasicDeployments, or apps/v1 Deployments handled
+ * by the cluster's kube-controller-manager, the reference the operator is measured against beside
+ * the same tenant.
  */
 export interface SoakKinds {
-  /** As the report names it. */
-  readonly controller: 'basic-operator' | 'kube-controller-manager';
   readonly deployments: ResourceType<SoakDeployment>;
   readonly sets: ResourceType<ScalableObject>;
   /** Rolled out for `generation` or a later one: every replica updated and available, no older pod left. */
@@ -28,7 +26,6 @@ export interface SoakKinds {
 }
 
 export const OPERATOR_KINDS: SoakKinds = {
-  controller: 'basic-operator',
   deployments: BASIC_DEPLOYMENT as ResourceType<SoakDeployment>,
   sets: BASIC_REPLICA_SET,
   readyAt: (d, generation) => {
@@ -38,7 +35,6 @@ export const OPERATOR_KINDS: SoakKinds = {
 };
 
 export const KCM_KINDS: SoakKinds = {
-  controller: 'kube-controller-manager',
   deployments: CoreTypes.Deployment as ResourceType<SoakDeployment>,
   sets: CoreTypes.ReplicaSet,
   // apps/v1's own test of a finished rollout (kubectl rollout status).

@@ -46,10 +46,17 @@ export function loadBetween(before: LoadReading, after: LoadReading, minRequests
   };
 }
 
-/** One line of CPU per process, most first: "kube-apiserver 12.3 s (41%), ...", shares of the phase's wall time. */
-export function describeCpu(load: PhaseLoad): string {
-  return Object.entries(load.cpuSeconds)
+/**
+ * Phase `letter`'s load in two lines: CPU per process, most first ("kube-apiserver 12.3 s (41%), ...",
+ * shares of the phase's wall time), then the API server's eight most frequent requests per second.
+ */
+export function describeLoad(letter: string, load: PhaseLoad): string[] {
+  const cpu = Object.entries(load.cpuSeconds)
     .toSorted((x, y) => y[1] - x[1])
-    .map(([name, s]) => `${name} ${s.toFixed(1)} s (${((100 * s) / load.seconds).toFixed(0)}%)`)
-    .join(', ');
+    .map(([name, s]) => `${name} ${s.toFixed(1)} s (${((100 * s) / load.seconds).toFixed(0)}%)`);
+  const top = load.requests.slice(0, 8).map(([key, n]) => `${key} ${(n / load.seconds).toFixed(1)}`);
+  return [
+    `CPU over ${letter}'s rollout (${load.seconds.toFixed(0)} s): ${cpu.join(', ')}`,
+    `  API requests per second over it, most first: ${top.join(', ') || 'none'}`,
+  ];
 }

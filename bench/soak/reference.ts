@@ -2,8 +2,9 @@ import { sleep } from '../async.ts';
 import type { MeasuredCluster } from '../cluster.ts';
 import { log } from '../log.ts';
 import { KCM_KINDS } from './kinds.ts';
-import { describeCpu, type PhaseLoad } from './machine-load.ts';
+import { describeLoad, type PhaseLoad } from './machine-load.ts';
 import { measureRollout } from './measured.ts';
+import { describeTenantObjects, figureRow } from './report.ts';
 import type { RolloutFigures, RolloutSettings } from './rollout.ts';
 import { HostileTenant, type TenantFigures, type TenantSettings, type TenantWork } from './tenant.ts';
 
@@ -67,17 +68,7 @@ export function referenceReport(figures: ReferenceFigures): string[] {
   const { baseline: a, hostile: b, tenant, tenantWork } = figures;
   const row = (what: string, pick: (r: RolloutFigures) => number | undefined, unit: string, digits = 0) => {
     const [x, y] = [pick(a) ?? Number.NaN, pick(b) ?? Number.NaN];
-    return (
-      `${what.padEnd(34)} ${[x, y].map((v) => `${v.toFixed(digits)} ${unit}`.padStart(12)).join(' ')} ` +
-      (y / x).toFixed(2).padStart(8)
-    );
-  };
-  const loadLines = (phase: 'A' | 'B', load: PhaseLoad) => {
-    const top = load.requests.slice(0, 8).map(([key, n]) => `${key} ${(n / load.seconds).toFixed(1)}`);
-    return [
-      `CPU over ${phase}'s rollout (${load.seconds.toFixed(0)} s): ${describeCpu(load)}`,
-      `  API requests per second over it, most first: ${top.join(', ') || 'none'}`,
-    ];
+    return figureRow(what, [x, y], [y / x], unit, digits);
   };
   return [
     `soak, reference: apps/v1 Deployments with kube-controller-manager; a normal rollout of ${a.replicas} replicas alone (A, namespace ${a.namespace}) and beside the hostile tenant (B, namespace ${b.namespace})`,
@@ -89,13 +80,10 @@ export function referenceReport(figures: ReferenceFigures): string[] {
     row('  to the deployment seen p99', (r) => r.latency.hops?.toDeployment.p99Ms, 'ms'),
     row("  the controllers' part p50", (r) => r.latency.controllers?.p50Ms, 'ms'),
     row("  the controllers' part p99", (r) => r.latency.controllers?.p99Ms, 'ms'),
-    ...loadLines('A', figures.load.baseline),
-    ...loadLines('B', figures.load.hostile),
+    ...describeLoad('A', figures.load.baseline),
+    ...describeLoad('B', figures.load.hostile),
     `hostile tenant: ${tenant.rounds} rounds, ${tenant.templateChanges} template changes; webhook refusals ${tenant.webhookCalls}`,
     `  over B's rollout (${tenantWork.seconds.toFixed(0)} s): ${tenantWork.templateChanges} template changes, ${tenantWork.webhookCalls} of its pods refused by the webhook`,
-    ...Object.entries(tenant.objects).map(([what, outcome]) => `  ${what}: ${outcome}`),
-    ...Object.entries(tenant.conditions).map(
-      ([name, conditions]) => `  ${name}: ${conditions.join(', ') || 'no conditions'}`,
-    ),
+    ...describeTenantObjects(tenant),
   ];
 }

@@ -1,7 +1,7 @@
 import { describeQueueTimes, type QueueTimes } from '../measure/queue-times.ts';
 import type { AlertEvaluation, NamespaceEvaluation } from './alert.ts';
 import type { ReconcileErrorsRule } from './chart.ts';
-import { describeCpu, type PhaseLoad } from './machine-load.ts';
+import { describeLoad, type PhaseLoad } from './machine-load.ts';
 import type { OperatorFigures } from './operator.ts';
 import type { RolloutFigures } from './rollout.ts';
 import type { StatusWrites } from './status-refusals.ts';
@@ -57,10 +57,7 @@ export function report(figures: SoakFigures): string[] {
   const { baseline: a, hostile: b, unwatched: c, operator, statusWrites, alert, tenant } = figures;
   const row = (what: string, pick: (r: RolloutFigures) => number, unit: string, digits = 0) => {
     const [x, y, z] = [pick(a), pick(b), pick(c)];
-    return (
-      `${what.padEnd(34)} ${[x, y, z].map((v) => `${v.toFixed(digits)} ${unit}`.padStart(12)).join(' ')} ` +
-      [y / x, z / x, y / z].map((r) => r.toFixed(2).padStart(8)).join(' ')
-    );
+    return figureRow(what, [x, y, z], [y / x, z / x, y / z], unit, digits);
   };
   const limit =
     operator.memoryLimitMiB === undefined ? 'no limit' : `the chart's limit ${mib(operator.memoryLimitMiB)}`;
@@ -103,14 +100,9 @@ export function report(figures: SoakFigures): string[] {
       (phase) =>
         `work queues over ${PHASE_LETTER[phase]}: ${describeQueueTimes(figures.queues[phase].times)}; deepest ${describeCounts(figures.queues[phase].deepest)}`,
     ),
-    ...(['baseline', 'hostile', 'unwatched'] as const).flatMap((phase) => {
-      const load = figures.load[phase];
-      const top = load.requests.slice(0, 8).map(([key, n]) => `${key} ${(n / load.seconds).toFixed(1)}`);
-      return [
-        `CPU over ${PHASE_LETTER[phase]}'s rollout (${load.seconds.toFixed(0)} s): ${describeCpu(load)}`,
-        `  API requests per second over it, most first: ${top.join(', ') || 'none'}`,
-      ];
-    }),
+    ...(['baseline', 'hostile', 'unwatched'] as const).flatMap((phase) =>
+      describeLoad(PHASE_LETTER[phase], figures.load[phase]),
+    ),
     `operator restarts: ${operator.restarts}${operator.exits.length > 0 ? ` (${operator.exits.join('; ')})` : ''}; besides, the restart asked for before C (not counted)`,
     `operator memory against ${limit}: peak RSS ${mib(operator.peakRssMiB)}, heap used at most ${mib(operator.peakHeapUsedMiB)} of ${mib(operator.peakHeapTotalMiB)} held` +
       (operator.cgroupPeakMiB === undefined
@@ -128,13 +120,34 @@ export function report(figures: SoakFigures): string[] {
     `hostile tenant: ${tenant.rounds} rounds, ${tenant.templateChanges} template changes; webhook refusals ${tenant.webhookCalls} (${tenant.refusalSeenCharacters ?? '?'} characters as a client saw one)`,
     workLine('hostile'),
     workLine('unwatched'),
+    ...describeTenantObjects(tenant),
+    ...(tenant.failedRequests.length > 0
+      ? [`  its requests that failed: ${tenant.failedRequests.join(' | ')}`]
+      : []),
+  ];
+}
+
+/** One figure per phase, then their ratios, in the soak's columns. */
+export function figureRow(
+  what: string,
+  values: number[],
+  ratios: number[],
+  unit: string,
+  digits = 0,
+): string {
+  return (
+    `${what.padEnd(34)} ${values.map((v) => `${v.toFixed(digits)} ${unit}`.padStart(12)).join(' ')} ` +
+    ratios.map((r) => r.toFixed(2).padStart(8)).join(' ')
+  );
+}
+
+/** What the API server made of each of the tenant's objects, and their conditions at the end. */
+export function describeTenantObjects(tenant: TenantFigures): string[] {
+  return [
     ...Object.entries(tenant.objects).map(([what, outcome]) => `  ${what}: ${outcome}`),
     ...Object.entries(tenant.conditions).map(
       ([name, conditions]) => `  ${name}: ${conditions.join(', ') || 'no conditions'}`,
     ),
-    ...(tenant.failedRequests.length > 0
-      ? [`  its requests that failed: ${tenant.failedRequests.join(' | ')}`]
-      : []),
   ];
 }
 

@@ -224,6 +224,41 @@ export class KindRelease {
     return pods.filter((p) => !p.metadata?.deletionTimestamp);
   }
 
+  /**
+   * Why each restarted operator pod restarted, when it was not a designed exit: the operator exits
+   * (code 1) when it loses its leader lease or when the API server does not answer at start, as
+   * kube-controller-manager does, which an API server too loaded to answer for the renew deadline (or
+   * 10 s at start) can cause; those restarts are noted, anything else (a crash, the liveness probe, OOMKilled) is returned with the container's last
+   * state and the end of its previous log.
+   */
+  async unexpectedRestarts(pods: V1Pod[]): Promise<string[]> {
+    const problems: string[] = [];
+    for (const pod of pods) {
+      const status = containerStatus(pod, 'manager');
+      if ((status?.restartCount ?? 0) === 0) continue;
+      const name = pod.metadata?.name ?? '';
+      const previous = await this.tools.kubectl([
+        'logs',
+        name,
+        '-c',
+        'manager',
+        '-n',
+        this.namespace,
+        '--previous',
+      ]);
+      const lines = previous.stdout.split('\n').filter(Boolean);
+      if (lines.some((line) => DESIGNED_EXIT.test(line))) {
+        note(`${name} restarted by design (${status?.restartCount}x): ${lines.slice(-3).join(' | ')}`);
+        continue;
+      }
+      problems.push(
+        `${name} restarted ${status?.restartCount} time(s), last state ${JSON.stringify(status?.lastState)}; ` +
+          `its previous log ends:\n${lines.slice(-15).join('\n') || previous.stderr}`,
+      );
+    }
+    return problems;
+  }
+
   /** Waits for the chart's two operator pods to be Ready; returns them. */
   readyOperatorPods(timeoutMs = 120_000): Promise<V1Pod[]> {
     return this.waitFor(
@@ -395,6 +430,9 @@ export function check(
     }
   });
 }
+
+/** The operator's own exits, logged before it ends with code 1 (see unexpectedRestarts). */
+const DESIGNED_EXIT = /leader lease lost; exiting|cannot reach the Kubernetes API server/;
 
 /** The container status of `pod`'s container `name` (its first when omitted). */
 export function containerStatus(pod: V1Pod, name?: string) {

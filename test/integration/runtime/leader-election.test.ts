@@ -54,6 +54,11 @@ class GatedClient extends KubeClient {
   leaseReads = 0;
   /** Lease updates sent so far (renewals and the release), a held one included. */
   leaseUpdates = 0;
+  /**
+   * Lease updates that failed (a conflict, or a timeout on a loaded machine): a failed renewal as
+   * last written is followed by a read, which is right, so tests allow one read per failure.
+   */
+  leaseUpdateFailures = 0;
 
   /** Arms the gate; resolves once a Lease update is waiting at it. */
   holdNextLeaseUpdate(): Promise<void> {
@@ -94,7 +99,13 @@ class GatedClient extends KubeClient {
         await gate;
       }
     }
-    return super.update<T>(type, obj, options);
+    if (type.kind !== 'Lease') return super.update<T>(type, obj, options);
+    try {
+      return await super.update<T>(type, obj, options);
+    } catch (err) {
+      this.leaseUpdateFailures++;
+      throw err;
+    }
   }
 }
 
@@ -312,9 +323,14 @@ describe('leader election between operator processes', () => {
     const { leaseName, stop, running, lost } = await leadingElector(counting, ns, 'renew-test');
     const readsBefore = counting.leaseReads;
     const updatesBefore = counting.leaseUpdates;
+    const failuresBefore = counting.leaseUpdateFailures;
     const renewTimeBefore = (await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName)).spec?.renewTime;
     await waitFor('5 renewals', () => counting.leaseUpdates - updatesBefore >= 5, WAIT);
-    assert.equal(counting.leaseReads, readsBefore, 'no read of the lease while renewing it');
+    const failures = counting.leaseUpdateFailures - failuresBefore;
+    assert.ok(
+      counting.leaseReads - readsBefore <= failures,
+      `no read of the lease while renewing it, but after a failed renewal (${failures} failed)`,
+    );
     const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
     assert.equal(lease.spec?.holderIdentity, 'renew-test');
     assert.notEqual(lease.spec?.renewTime, renewTimeBefore, 'the renewals moved renewTime');
@@ -358,11 +374,18 @@ describe('leader election between operator processes', () => {
     const readsBefore = counting.leaseReads;
     await waitFor('a read after the conflict', () => counting.leaseReads > readsBefore, WAIT);
     const updatesAfterRead = counting.leaseUpdates;
+    const failuresAfterRead = counting.leaseUpdateFailures;
     await waitFor('3 renewals', () => counting.leaseUpdates - updatesAfterRead >= 3, WAIT);
+    const failures = counting.leaseUpdateFailures - failuresAfterRead;
     const lease = await client.get<V1Lease>(CoreTypes.Lease, ns, leaseName);
     assert.equal(lease.spec?.holderIdentity, 'conflict-test');
     assert.equal(lease.metadata?.labels?.touched, 'yes', "the other writer's change is kept");
-    assert.equal(counting.leaseReads, readsBefore + 1, 'one read, then the fast path again');
+    // One read for the conflict, then the fast path again: no more reads unless a renewal failed
+    // (timed out under load), which the elector rightly follows with a read.
+    assert.ok(
+      counting.leaseReads - readsBefore - 1 <= failures,
+      `one read, then the fast path again (${counting.leaseReads - readsBefore} reads, ${failures} failed renewals since the first)`,
+    );
     assert.equal(lost(), false);
     stop.abort();
     await running;

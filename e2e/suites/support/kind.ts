@@ -225,11 +225,11 @@ export class KindRelease {
   }
 
   /**
-   * Why each restarted operator pod restarted, when it was not a designed exit: the operator exits
+   * Why each restarted operator pod restarted, when it was not a designed exit. The operator exits
    * (code 1) when it loses its leader lease or when the API server does not answer at start, as
-   * kube-controller-manager does, which an API server too loaded to answer for the renew deadline (or
-   * 10 s at start) can cause; those restarts are noted, anything else (a crash, the liveness probe, OOMKilled) is returned with the container's last
-   * state and the end of its previous log.
+   * kube-controller-manager does; an API server too loaded to answer within the renew deadline (or
+   * 10 s at start) causes that, and such restarts are only noted. Anything else (a crash, the
+   * liveness probe, OOMKilled) is returned with the container's last state and its previous log's end.
    */
   async unexpectedRestarts(pods: V1Pod[]): Promise<string[]> {
     const problems: string[] = [];

@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selectProvider } from '../e2e/providers/index.ts';
 import { detectEngine } from '../e2e/providers/kind/engine.ts';
+import { ControlPlaneSupervisor, describeExits } from '../e2e/providers/local/supervisor.ts';
 import type { ClusterProvider } from '../e2e/providers/provider.ts';
 import { leastPrivilegeReport } from '../e2e/support/least-privilege-report.ts';
 import { clustersToStop, describeClusterEnd, type SuiteCluster } from './test-all/clusters.ts';
@@ -36,12 +37,12 @@ interface Counts {
 }
 
 /** One node:test run over `patterns`; its counts come from its TAP file. */
-function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Counts {
+async function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Promise<Counts> {
   process.stderr.write(`\n=== ${name}\n`);
   const started = Date.now();
   const tapDir = mkdtempSync(join(tmpdir(), 'basic-operator-tests-'));
   const tap = join(tapDir, 'results.tap');
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     [
       '--test',
@@ -55,6 +56,9 @@ function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Coun
     ],
     { stdio: 'inherit', env },
   );
+  const exitStatus = await new Promise<number | null>((resolve) =>
+    child.on('close', (code) => resolve(code)),
+  );
   const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   rmSync(tapDir, { recursive: true, force: true });
   const count = (key: string) => Number(new RegExp(`^# ${key} (\\d+)$`, 'm').exec(summary)?.[1] ?? 0);
@@ -62,7 +66,7 @@ function testRun(name: string, patterns: string[], env: NodeJS.ProcessEnv): Coun
     passed: count('pass'),
     failed: count('fail') + count('cancelled'),
     skipped: count('skipped'),
-    status: result.status ?? 1,
+    status: exitStatus ?? 1,
   };
   process.stderr.write(
     `=== ${name}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped in ${((Date.now() - started) / 1000).toFixed(0)}s\n`,
@@ -78,7 +82,7 @@ step('dead code outside tests', bin('knip'), ['--production']);
 
 const runs: Counts[] = [];
 if (process.argv.includes('--unit')) {
-  runs.push(testRun('unit tests', ['test/unit/**/*.test.ts'], process.env));
+  runs.push(await testRun('unit tests', ['test/unit/**/*.test.ts'], process.env));
 } else {
   // A cluster running before the run is someone else's, and stays running after it.
   const local = await runCluster(selectProvider('local'));
@@ -110,18 +114,24 @@ async function clusterRuns(local: RunCluster, kind: RunCluster): Promise<void> {
   local.broughtUp = true;
   const localInfo = await local.provider.up();
   const since = Date.now();
-  runs.push(
-    testRun(
-      'unit, integration and e2e tests (local provider)',
-      ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'e2e/suites/*.test.ts'],
-      {
-        ...process.env,
-        E2E_PROVIDER: 'local',
-        KUBECONFIG: localInfo.kubeconfig,
-        BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(localInfo),
-      },
-    ),
-  );
+  const supervisor = new ControlPlaneSupervisor(local.provider.cluster).start();
+  try {
+    runs.push(
+      await testRun(
+        'unit, integration and e2e tests (local provider)',
+        ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'e2e/suites/*.test.ts'],
+        {
+          ...process.env,
+          E2E_PROVIDER: 'local',
+          KUBECONFIG: localInfo.kubeconfig,
+          BASIC_OPERATOR_TEST_CLUSTER: JSON.stringify(localInfo),
+        },
+      ),
+    );
+  } finally {
+    await supervisor.stop();
+  }
+  process.stderr.write(`=== local control plane: ${describeExits(supervisor.exits)}\n`);
   runs.push(await leastPrivilege(localInfo.name, since, runs.at(-1)?.status === 0));
   const skipReason = await kindSkipReason();
   if (skipReason) {
@@ -137,7 +147,7 @@ async function clusterRuns(local: RunCluster, kind: RunCluster): Promise<void> {
   if (!kindInfo) runs.push({ passed: 0, failed: 1, skipped: 0, status: 1 });
   else
     runs.push(
-      testRun('e2e tests (kind provider, real containers)', ['e2e/suites/**/*.test.ts'], {
+      await testRun('e2e tests (kind provider, real containers)', ['e2e/suites/**/*.test.ts'], {
         ...process.env,
         E2E_PROVIDER: 'kind',
         KUBECONFIG: kindInfo.kubeconfig,

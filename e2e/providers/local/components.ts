@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runOk } from '../exec.ts';
 import { CLUSTER_NAME, clusterDir, kwokWorkdir } from './paths.ts';
@@ -58,10 +58,43 @@ export async function restartComponent(
   whileDown: () => Promise<void> = async () => {},
 ): Promise<void> {
   const pid = pidOf(component, cluster);
-  process.kill(pid, 'SIGKILL');
-  await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
-  await whileDown();
-  await startStoppedComponents(cluster);
+  hold(cluster, component);
+  try {
+    process.kill(pid, 'SIGKILL');
+    await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
+    await whileDown();
+    await startStoppedComponents(cluster);
+  } finally {
+    release(cluster, component);
+  }
+}
+
+/**
+ * A component stopped on purpose is held: a file naming the process that stopped it, so the
+ * supervisor (supervisor.ts) does not start it again behind that process's back.
+ */
+function holdFile(cluster: string, component: Component): string {
+  return join(clusterDir(cluster), 'held', component);
+}
+
+function hold(cluster: string, component: Component): void {
+  mkdirSync(join(clusterDir(cluster), 'held'), { recursive: true });
+  writeFileSync(holdFile(cluster, component), String(process.pid));
+}
+
+function release(cluster: string, component: Component): void {
+  rmSync(holdFile(cluster, component), { force: true });
+}
+
+/** The components held down by a process that still runs (a hold left by a dead process lapses). */
+export function heldComponents(cluster = CLUSTER_NAME): Component[] {
+  return COMPONENTS.filter((c) => {
+    try {
+      return alive(Number(readFileSync(holdFile(cluster, c), 'utf8').trim()));
+    } catch {
+      return false;
+    }
+  });
 }
 
 export const COMPONENTS: Component[] = [

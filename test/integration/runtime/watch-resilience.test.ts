@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { KubeConfig, type V1ConfigMap, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import {
+  type Component,
   compactEtcd,
   etcdctl,
   etcdEndpoint,
+  pidOf,
   restartComponent,
   stopAllComponents,
+  stoppedComponents,
 } from '../../../e2e/providers/local/components.ts';
 import { LocalProvider } from '../../../e2e/providers/local/index.ts';
+import { ControlPlaneSupervisor } from '../../../e2e/providers/local/supervisor.ts';
 import { testCluster } from '../../../e2e/support/cluster.ts';
 import { createNamespace, deleteNamespace } from '../../../e2e/support/namespace.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
@@ -40,34 +44,34 @@ function cacheState(informer: Informer<V1ConfigMap>): string[] {
     .sort();
 }
 
+// Killing the API server or stalling etcd would disturb every other test on the shared cluster: this
+// file gets a control plane of its own, which is stopped again afterwards.
+const CHAOS_CLUSTER = 'basic-operator-chaos';
+let local = false;
+let client: KubeClient;
+let ns: string;
+
+before(async () => {
+  local = (await testCluster()).provider === 'local';
+  if (!local) return;
+  const info = await new LocalProvider(CHAOS_CLUSTER).up();
+  const kc = new KubeConfig();
+  kc.loadFromFile(info.kubeconfig);
+  client = new KubeClient(kc, { userAgent: 'basic-operator-tests' });
+  ns = await createNamespace(client, 'watch');
+});
+after(async () => {
+  if (!local) return;
+  try {
+    await deleteNamespace(client, ns);
+  } finally {
+    await stopAllComponents(CHAOS_CLUSTER);
+  }
+});
+
 describe('informer watch resilience', () => {
-  let client: KubeClient;
-  let ns: string;
   const controller = new AbortController();
-
-  // Killing the API server would disturb every other test on the shared cluster: this file gets a
-  // control plane of its own, which is stopped again afterwards.
-  const CHAOS_CLUSTER = 'basic-operator-chaos';
-  let local = false;
-
-  before(async () => {
-    local = (await testCluster()).provider === 'local';
-    if (!local) return;
-    const info = await new LocalProvider(CHAOS_CLUSTER).up();
-    const kc = new KubeConfig();
-    kc.loadFromFile(info.kubeconfig);
-    client = new KubeClient(kc, { userAgent: 'basic-operator-tests' });
-    ns = await createNamespace(client, 'watch');
-  });
-  after(async () => {
-    controller.abort();
-    if (!local) return;
-    try {
-      await deleteNamespace(client, ns);
-    } finally {
-      await stopAllComponents(CHAOS_CLUSTER);
-    }
-  });
+  after(() => controller.abort());
 
   it('survives a kube-apiserver restart and a compacted etcd (410), seeing the deletes it missed', async (t) => {
     if ((await testCluster()).provider !== 'local')
@@ -143,5 +147,84 @@ describe('informer watch resilience', () => {
       0,
       'a quiet restart resumes from the last resourceVersion without a relist',
     );
+  });
+});
+
+// What kubelet does for a real control plane, the local cluster's supervisor does while `npm test`
+// runs: once, etcd waited 11 s for a busy disk, kube-controller-manager and kube-scheduler lost their
+// leases and exited, and every later test that needed a pod made or scheduled failed.
+describe("the local control plane's supervisor", () => {
+  const lines: string[] = [];
+  const started = (component: Component) => !stoppedComponents(CHAOS_CLUSTER).includes(component);
+
+  it('starts kube-controller-manager and kube-scheduler again after a stalled etcd made them exit; pods are made and scheduled again', async (t) => {
+    if (!local) return t.skip('runs on the local provider');
+    const supervisor = new ControlPlaneSupervisor(CHAOS_CLUSTER, (line) => lines.push(line), 500).start();
+    try {
+      const etcd = pidOf('etcd', CHAOS_CLUSTER);
+      process.kill(etcd, 'SIGSTOP');
+      try {
+        await waitFor(
+          'kube-controller-manager and kube-scheduler to give up their leases and exit',
+          () => supervisor.exits.length >= 2,
+          { timeoutMs: 60_000 },
+        );
+      } finally {
+        process.kill(etcd, 'SIGCONT');
+      }
+      assert.deepEqual(supervisor.exits.map((e) => e.component).sort(), [
+        'kube-controller-manager',
+        'kube-scheduler',
+      ]);
+      for (const exit of supervisor.exits) assert.match(exit.lastLog, /leaderelection lost/i, exit.component);
+      assert.ok(
+        lines.some((l) => /kube-controller-manager exited on its own; starting it again/.test(l)),
+        lines.join('\n'),
+      );
+
+      await client.create<V1Deployment>(CoreTypes.Deployment, {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'after-stall', namespace: ns },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'after-stall' } },
+          template: {
+            metadata: { labels: { app: 'after-stall' } },
+            spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
+          },
+        },
+      });
+      await waitFor(
+        "the Deployment's pod made by kube-controller-manager and bound by kube-scheduler",
+        async () => {
+          const pods = await client.list<V1Pod>(CoreTypes.Pod, {
+            namespace: ns,
+            labelSelector: 'app=after-stall',
+          });
+          return pods.items.some((p) => p.spec?.nodeName);
+        },
+        { timeoutMs: 120_000 },
+      );
+      assert.ok(started('kube-controller-manager') && started('kube-scheduler'));
+    } finally {
+      await supervisor.stop();
+    }
+  });
+
+  it('leaves alone a component a test holds down', async (t) => {
+    if (!local) return t.skip('runs on the local provider');
+    const supervisor = new ControlPlaneSupervisor(CHAOS_CLUSTER, (line) => lines.push(line), 200).start();
+    const exitsBefore = supervisor.exits.length;
+    try {
+      await restartComponent(CHAOS_CLUSTER, 'kube-scheduler', async () => {
+        await new Promise((r) => setTimeout(r, 2_000));
+        assert.ok(!started('kube-scheduler'), 'the supervisor started a held component');
+      });
+      assert.ok(started('kube-scheduler'), 'restartComponent starts it itself');
+      assert.equal(supervisor.exits.length, exitsBefore);
+    } finally {
+      await supervisor.stop();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { CoreV1Event, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { STATEFULSET_MACHINE, type StatefulSetMachine } from '../../examples/statefulset-provider/src/api.ts';
 import { RESTORED_FROM_ANNOTATION as STATEFULSET_RESTORED_FROM } from '../../examples/statefulset-provider/src/names.ts';
@@ -17,6 +18,7 @@ import {
   type VolumeBackup,
 } from '../../src/apis/index.ts';
 import { RESTORED_FROM_ANNOTATION as POD_MACHINE_RESTORED_FROM } from '../../src/controllers/podmachine/names.ts';
+import { runOk } from '../providers/exec.ts';
 import { LocalProvider } from '../providers/local/index.ts';
 import type { ClusterInfo } from '../providers/provider.ts';
 import type { OperatorProcess } from '../support/operator-process.ts';
@@ -57,6 +59,14 @@ const BYTES_SKIP: false | string = ON_KIND
   : `the local provider (kwok) runs no container, so nothing can write or read a volume: the bytes are checked on kind only (E2E_PROVIDER=kind); E2E_PROVIDER is ${process.env.E2E_PROVIDER ?? 'unset'}`;
 
 /** The Machines, by the provider that realizes them and where their volumes come from. */
+const KUBECTL_BASIC = fileURLToPath(new URL('../../bin/kubectl-basic.js', import.meta.url));
+
+interface PluginTreeNode {
+  kind: string;
+  name: string;
+  children: PluginTreeNode[];
+}
+
 const POD_FIRST = 'pod-first'; // inline: a PodMachine
 const STS_FIRST = 'sts-first'; // spec.infrastructureRef to the StatefulSetMachine sts-first
 const STS_FROM_POD = 'sts-from-pod'; // a StatefulSetMachine restoring pod-first's backup
@@ -255,6 +265,25 @@ describe(`Machines on both providers, end to end (${process.env.E2E_PROVIDER ?? 
       );
       note(`${STS_FIRST}: addresses ${JSON.stringify(copied.machine.status?.addresses ?? [])}`);
       await get(`statefulset/${STS_FIRST}`);
+      // `kubectl basic tree` reaches the provider's StatefulSet and its pod by their ownerReferences.
+      const tree = JSON.parse(
+        await runOk(
+          process.execPath,
+          [KUBECTL_BASIC, 'tree', `machine/${STS_FIRST}`, '-n', WORKLOAD_NS, '-o', 'json'],
+          {
+            env: { KUBECONFIG: cluster.kubeconfig },
+            timeoutMs: 30_000,
+          },
+        ),
+      ) as { items: PluginTreeNode[] };
+      const names = (n: PluginTreeNode): string[] => [`${n.kind}/${n.name}`, ...n.children.flatMap(names)];
+      assert.deepEqual(names(tree.items[0] as PluginTreeNode), [
+        `Machine/${STS_FIRST}`,
+        `StatefulSetMachine/${STS_FIRST}`,
+        ...VOLUME_NAMES.map((v) => `PersistentVolumeClaim/${v}-${STS_FIRST}-0`),
+        `StatefulSet/${STS_FIRST}`,
+        `Pod/${STS_FIRST}-0`,
+      ]);
       assert.deepEqual(await printerColumns(STS_FIRST), {
         NAME: STS_FIRST,
         PHASE: 'Running',

@@ -49,6 +49,13 @@ export const CORE = {
     namespaced: true,
   },
   Job: { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', namespaced: true },
+  StatefulSet: {
+    group: 'apps',
+    version: 'v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    namespaced: true,
+  },
   Event: { group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true },
 } as const satisfies Record<string, ResourceType<Unstructured>>;
 

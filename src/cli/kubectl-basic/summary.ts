@@ -30,6 +30,8 @@ export function summarize(kind: string, obj: Unstructured): Summary {
     }
     case 'Job':
       return summarizeJob(obj);
+    case 'StatefulSet':
+      return summarizeStatefulSet(obj);
     default:
       return summarizeByReady(kind, obj);
   }
@@ -45,6 +47,20 @@ function summarizeByReady(kind: string, obj: Unstructured): Summary {
   }
   if (obj.metadata?.deletionTimestamp) status = status ? `${status}, deleting` : 'deleting';
   return { ready: isReady, status, reason: ready?.reason ?? '', message: ready?.message ?? '' };
+}
+
+/** Ready as `kubectl rollout status` has it: every desired pod of the current spec ready. */
+function summarizeStatefulSet(set: Unstructured): Summary {
+  const desired = numberField(set, 'spec.replicas') ?? 1;
+  const ready = numberField(set, 'status.readyReplicas') ?? 0;
+  const observed = numberField(set, 'status.observedGeneration') ?? 0;
+  const current = observed >= (set.metadata?.generation ?? 0);
+  return {
+    ready: current && ready >= desired,
+    status: `${ready}/${desired} ready${set.metadata?.deletionTimestamp ? ', deleting' : ''}`,
+    reason: '',
+    message: '',
+  };
 }
 
 function summarizePod(pod: Unstructured): Summary {

@@ -106,8 +106,12 @@ export async function buildTree(source: ObjectSource, kind: string, obj: Unstruc
       return nodeOf(kind, obj, await leaves(source, obj, [CORE.PersistentVolumeClaim, CORE.Pod]));
     case 'VolumeBackup':
       return nodeOf(kind, obj, await leaves(source, obj, [CORE.PersistentVolumeClaim, CORE.Job]));
+    case 'StatefulSet': {
+      const pods = await owned(source, CORE.Pod, obj, matchLabelsSelector(obj));
+      return nodeOf(kind, obj, pods.map((p) => nodeOf('Pod', p)).sort(byName));
+    }
     default:
-      return nodeOf(kind, obj, await providerClaims(source, obj));
+      return nodeOf(kind, obj, await providerChildren(source, obj));
   }
 }
 
@@ -130,6 +134,21 @@ export function matchLabelsSelector(set: Unstructured): string | undefined {
   if (typeof labels !== 'object' || labels === null) return undefined;
   const terms = Object.entries(labels).filter((e): e is [string, string] => typeof e[1] === 'string');
   return terms.length > 0 ? terms.map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+}
+
+/**
+ * What any other provider has under it: its volumes, by the claims its status.volumes names
+ * (contract v1), then the StatefulSets (with their pods) and pods it owns, found by ownerReferences
+ * as kube-controller-manager's garbage collector finds them.
+ */
+async function providerChildren(source: ObjectSource, provider: Unstructured): Promise<TreeNode[]> {
+  const statefulSets = await owned(source, CORE.StatefulSet, provider);
+  const sets = await Promise.all(statefulSets.map((s) => buildTree(source, 'StatefulSet', s)));
+  return [
+    ...(await providerClaims(source, provider)),
+    ...sets.sort(byName),
+    ...(await leaves(source, provider, [CORE.Pod])),
+  ];
 }
 
 /** Any provider's volumes, by the claims its status.volumes names (contract v1). */

@@ -225,6 +225,8 @@ export class WhyWalk {
         return this.#claim(node);
       case 'Job':
         return this.#job(node);
+      case 'StatefulSet':
+        return this.#statefulSet(node);
       default:
         return this.#provider(node);
     }
@@ -397,9 +399,29 @@ export class WhyWalk {
         evidence: [describeCondition(ready), ...(await this.#latestEvent(node))],
       };
     }
-    const below = await this.#firstBlockedChild(node, ['PersistentVolumeClaim', 'Pod']);
+    const below = await this.#firstBlockedChild(node, ['PersistentVolumeClaim', 'StatefulSet', 'Pod']);
     if (below) return { node, summary: below.summary, evidence: [], below };
     return this.#ownCondition(node);
+  }
+
+  /**
+   * A StatefulSet a provider owns: its pod that blocks it, else why it has none (kube-controller-
+   * manager's FailedCreate Event quotes the API server's refusal).
+   */
+  async #statefulSet(node: TreeNode): Promise<Found> {
+    if (node.ready) return undefined;
+    const below = await this.#firstBlockedChild(node, ['Pod']);
+    if (below) return { node, summary: below.summary, evidence: [], below };
+    const events = await this.#events(node);
+    const warning = events.find((e) => e.type === 'Warning');
+    return {
+      node,
+      summary:
+        warning?.reason === 'FailedCreate'
+          ? `${label(node)} cannot create its pod: ${warning.message}`
+          : `${label(node)} has ${node.status}`,
+      evidence: this.#pickEvent(events),
+    };
   }
 
   async #volumeBackup(node: TreeNode): Promise<Found> {

@@ -453,3 +453,89 @@ export function refusedPod() {
   });
   return { source, machine, refusal };
 }
+
+const STS_MACHINE_API = 'examples.basicoperator.dev/v1alpha1';
+
+/**
+ * A Machine on the example StatefulSetMachine provider: the provider owns a StatefulSet, the
+ * StatefulSet owns the pod, and the pod's readiness probe fails. `refused`: the StatefulSet has no
+ * pod, its create refused by Pod Security.
+ */
+export function statefulSetMachine({ refused = false } = {}) {
+  const waiting = refused
+    ? 'waiting for kube-controller-manager to create pod db-0 of StatefulSet db'
+    : 'pod db-0 is Running: container machine is not ready (readiness probe)';
+  const reason = refused ? 'WaitingForPod' : 'PodNotReady';
+  const machine = obj('Machine', 'db', {
+    spec: { infrastructureRef: { apiVersion: STS_MACHINE_API, kind: 'StatefulSetMachine', name: 'db' } },
+    status: {
+      phase: 'Provisioning',
+      infrastructureRef: { apiVersion: STS_MACHINE_API, kind: 'StatefulSetMachine', name: 'db' },
+      conditions: [
+        cond('InfrastructureReady', 'False', reason, `StatefulSetMachine db: ${waiting}`),
+        cond('Ready', 'False', reason),
+      ],
+    },
+  });
+  const provider = obj('StatefulSetMachine', 'db', {
+    owner: machine,
+    status: {
+      ready: false,
+      phase: 'Provisioning',
+      volumes: [{ name: 'data', claimName: 'db-data', phase: 'Bound' }],
+      conditions: [cond('Ready', 'False', reason, waiting)],
+    },
+  });
+  const sts = obj('StatefulSet', 'db', {
+    owner: provider,
+    spec: { replicas: 1, selector: { matchLabels: { app: 'db' } } },
+    status: { replicas: refused ? 0 : 1, readyReplicas: 0, observedGeneration: 1 },
+  });
+  const source = new RecordedSource()
+    .add('Machine', machine)
+    .add('StatefulSetMachine', provider)
+    .add('PersistentVolumeClaim', obj('PersistentVolumeClaim', 'db-data', { status: { phase: 'Bound' } }))
+    .add('StatefulSet', sts)
+    .add('StatefulSet', obj('StatefulSet', 'someone-elses', { spec: { replicas: 1 } }))
+    .add('Pod', obj('Pod', 'unrelated', { status: { phase: 'Pending' } }))
+    .serve(STS_MACHINE_API, {
+      group: 'examples.basicoperator.dev',
+      version: 'v1alpha1',
+      kind: 'StatefulSetMachine',
+      plural: 'statefulsetmachines',
+      namespaced: true,
+    });
+  if (refused) {
+    source.event(sts.metadata?.uid ?? '', {
+      type: 'Warning',
+      reason: 'FailedCreate',
+      message:
+        'create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true',
+      time: '2026-11-24T09:59:40Z',
+      count: 9,
+    });
+    return { source, machine };
+  }
+  const pod = obj('Pod', 'db-0', {
+    owner: sts,
+    status: {
+      phase: 'Running',
+      conditions: [
+        cond('PodScheduled', 'True', ''),
+        cond('Ready', 'False', 'ContainersNotReady', 'containers with unready status: [machine]'),
+      ],
+      containerStatuses: [
+        { name: 'machine', ready: false, started: true, restartCount: 0, state: { running: {} } },
+      ],
+    },
+  });
+  source.add('Pod', pod).event(pod.metadata?.uid ?? '', {
+    type: 'Warning',
+    reason: 'Unhealthy',
+    fieldPath: 'spec.containers{machine}',
+    message: 'Readiness probe failed: /var/run/postgresql:5432 - rejecting connections',
+    time: '2026-11-24T09:59:50Z',
+    count: 7,
+  });
+  return { source, machine };
+}

@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { renderTrees, treeToJson } from '../../../src/cli/kubectl-basic/render.ts';
 import { buildTree } from '../../../src/cli/kubectl-basic/tree.ts';
 import { NOW } from './recorded.ts';
-import { failingBackup, missingProvider, neverReadyRollout, readyMachine } from './scenes.ts';
+import {
+  failingBackup,
+  missingProvider,
+  neverReadyRollout,
+  readyMachine,
+  statefulSetMachine,
+} from './scenes.ts';
 
 describe('kubectl basic tree', () => {
   it('draws a BasicDeployment, its sets newest revision first, and their pods', async () => {
@@ -50,6 +56,22 @@ describe('kubectl basic tree', () => {
     assert.deepEqual(
       { kind: tree.children[0]?.kind, name: tree.children[0]?.name, missing: tree.children[0]?.missing },
       { kind: 'StatefulSetMachine', name: 'db', missing: true },
+    );
+  });
+
+  it("draws any provider's claims, the StatefulSets it owns with their pods, and nothing it does not own", async () => {
+    const { source, machine } = statefulSetMachine();
+    const text = renderTrees([await buildTree(source, 'Machine', machine)], NOW, false);
+    assert.equal(
+      text,
+      [
+        'NAME                               READY  STATUS        REASON              AGE  REVISION',
+        'Machine/db                         False  Provisioning  PodNotReady         90s',
+        '└─StatefulSetMachine/db            False  Provisioning  PodNotReady         90s',
+        '  ├─PersistentVolumeClaim/db-data  True   Bound                             90s',
+        '  └─StatefulSet/db                 False  0/1 ready                         90s',
+        '    └─Pod/db-0                     False  Running       ContainersNotReady  90s',
+      ].join('\n'),
     );
   });
 

@@ -18,6 +18,7 @@ import {
   quotaRefused,
   readyMachine,
   refusedPod,
+  statefulSetMachine,
   waitingForFinalizer,
 } from './scenes.ts';
 
@@ -215,5 +216,31 @@ describe('kubectl basic why', () => {
       json.items.map((f) => [f.blocked, f.path]),
       [[true, ['Machine/early']]],
     );
+  });
+
+  it("a Machine on another provider: through the StatefulSet the provider owns to its pod and the kubelet's probe Event", async () => {
+    const { source, machine } = statefulSetMachine();
+    const finding = await why(source, 'Machine', machine);
+    assert.deepEqual(finding.path, ['Machine/db', 'StatefulSetMachine/db', 'StatefulSet/db', 'Pod/db-0']);
+    assert.equal(
+      finding.summary,
+      'Pod/db-0: container machine is not ready: its readiness probe fails (x7): Readiness probe failed: /var/run/postgresql:5432 - rejecting connections',
+    );
+    assert.ok(
+      finding.evidence.includes('Pod/db-0: event Warning Unhealthy 10s ago (x7): (the same message)'),
+    );
+  });
+
+  it("a StatefulSet whose pod admission refuses: kube-controller-manager's FailedCreate Event, quoted", async () => {
+    const { source, machine } = statefulSetMachine({ refused: true });
+    const finding = await why(source, 'Machine', machine);
+    assert.deepEqual(finding.path, ['Machine/db', 'StatefulSetMachine/db', 'StatefulSet/db']);
+    assert.equal(
+      finding.summary,
+      'StatefulSet/db cannot create its pod: create Pod db-0 in StatefulSet db failed error: pods "db-0" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true',
+    );
+    assert.deepEqual(finding.evidence.slice(-1), [
+      'StatefulSet/db: event Warning FailedCreate 20s ago (x9): (the same message)',
+    ]);
   });
 });

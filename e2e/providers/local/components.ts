@@ -111,16 +111,22 @@ export const COMPONENTS: Component[] = [
  * after it can find the old processes still holding their ports).
  */
 export async function stopAllComponents(cluster = CLUSTER_NAME): Promise<void> {
-  for (const component of [...COMPONENTS].reverse()) {
-    let pid: number;
-    try {
-      pid = pidOf(component, cluster);
-    } catch {
-      continue;
+  // Held while they go one by one, so the supervisor takes no half-stopped cluster for a crash.
+  try {
+    for (const component of [...COMPONENTS].reverse()) {
+      let pid: number;
+      try {
+        pid = pidOf(component, cluster);
+      } catch {
+        continue;
+      }
+      if (!ours(pid, component, cluster)) continue;
+      hold(cluster, component);
+      process.kill(pid, 'SIGTERM');
+      await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
     }
-    if (!ours(pid, component, cluster)) continue;
-    process.kill(pid, 'SIGTERM');
-    await waitUntil(() => !exists(pid), 120_000, `${component} to stop`);
+  } finally {
+    for (const component of COMPONENTS) release(cluster, component);
   }
 }
 

@@ -79,11 +79,16 @@ export class ControlPlaneSupervisor {
   }
 
   start(): this {
+    let checking = false;
     this.timer = setInterval(() => {
-      this.tick = this.tick
-        .then(() => this.check())
+      if (checking) return; // one check at a time: a slow start is not queued behind itself
+      checking = true;
+      this.tick = this.check()
         .catch((err: unknown) => {
           this.say(`supervisor: ${err instanceof Error ? err.message : String(err)}`);
+        })
+        .finally(() => {
+          checking = false;
         });
     }, this.intervalMs);
     return this;

@@ -8,6 +8,23 @@ function readyPod(name: string, owner: Unstructured): Unstructured {
   return obj('Pod', name, { owner, status: { phase: 'Running', conditions: [cond('Ready', 'True', '')] } });
 }
 
+/** A pod whose container `machine` started and is not ready (its readiness probe has not passed). */
+function startedNotReady(name: string, owner: Unstructured): Unstructured {
+  return obj('Pod', name, {
+    owner,
+    status: {
+      phase: 'Running',
+      conditions: [
+        cond('PodScheduled', 'True', ''),
+        cond('Ready', 'False', 'ContainersNotReady', 'containers with unready status: [machine]'),
+      ],
+      containerStatuses: [
+        { name: 'machine', ready: false, started: true, restartCount: 0, state: { running: {} } },
+      ],
+    },
+  });
+}
+
 /** A rollout to revision 2 held by a pod that runs and never becomes Ready (its readiness probe fails). */
 export function neverReadyRollout({ probeEvent = true } = {}) {
   const bd = obj('BasicDeployment', 'web', {
@@ -318,19 +335,7 @@ export function failingReadinessProbe() {
     'PodNotReady',
     'pod db is running but not ready',
   );
-  const pod = obj('Pod', 'db', {
-    owner: pm,
-    status: {
-      phase: 'Running',
-      conditions: [
-        cond('PodScheduled', 'True', ''),
-        cond('Ready', 'False', 'ContainersNotReady', 'containers with unready status: [machine]'),
-      ],
-      containerStatuses: [
-        { name: 'machine', ready: false, started: true, restartCount: 0, state: { running: {} } },
-      ],
-    },
-  });
+  const pod = startedNotReady('db', pm);
   const uid = pod.metadata?.uid ?? '';
   const probe = { type: 'Warning', reason: 'Unhealthy', fieldPath: 'spec.containers{machine}' };
   source
@@ -516,19 +521,7 @@ export function statefulSetMachine({ refused = false } = {}) {
     });
     return { source, machine };
   }
-  const pod = obj('Pod', 'db-0', {
-    owner: sts,
-    status: {
-      phase: 'Running',
-      conditions: [
-        cond('PodScheduled', 'True', ''),
-        cond('Ready', 'False', 'ContainersNotReady', 'containers with unready status: [machine]'),
-      ],
-      containerStatuses: [
-        { name: 'machine', ready: false, started: true, restartCount: 0, state: { running: {} } },
-      ],
-    },
-  });
+  const pod = startedNotReady('db-0', sts);
   source.add('Pod', pod).event(pod.metadata?.uid ?? '', {
     type: 'Warning',
     reason: 'Unhealthy',

@@ -10,11 +10,19 @@ import {
 } from '../fixtures.ts';
 import type { ClusterInfo, ClusterProvider } from '../provider.ts';
 import { AUDIT_LOG_BACKUPS, AUDIT_LOG_MAX_MB, AUDIT_POLICY } from './audit.ts';
-import { COMPONENTS, startStoppedComponents, stopAllComponents, stoppedComponents } from './components.ts';
+import {
+  COMPONENTS,
+  type Component,
+  heldComponents,
+  startStoppedComponents,
+  stopAllComponents,
+  stoppedComponents,
+} from './components.ts';
 import { kwokStagesYaml } from './kwok-stages.ts';
 import { withFileLock } from './lock.ts';
 import { CLUSTER_NAME, clusterDir, kwokWorkdir, localKubeconfig } from './paths.ts';
 import { clusterPorts, takenPorts } from './ports.ts';
+import { componentLogEnd, whyExited } from './supervisor.ts';
 import { ensureToolchain, type Toolchain, toolchainPaths, toolchainStamps } from './toolchain.ts';
 
 /**
@@ -34,6 +42,12 @@ const KWOK_POD_PARALLELISM = 32;
 const SCHEDULER_QPS = 1000;
 const SCHEDULER_BURST = 2000;
 const NODE_LEASE_SECONDS = 20;
+
+/** The identity the running kwok-controller holds node leases under: the `id` of its latest log line. */
+function kwokIdentity(cluster: string): string | undefined {
+  const end = componentLogEnd(cluster, 'kwok-controller', 16_384) ?? '';
+  return [...end.matchAll(/"id":"([^"]+)"/g)].at(-1)?.[1];
+}
 
 function say(message: string): void {
   process.stderr.write(`[cluster:local] ${message}\n`);
@@ -139,16 +153,13 @@ export class LocalProvider implements ClusterProvider {
           await this.kwokctl(['delete', 'cluster', '--kubeconfig', localKubeconfig(this.cluster)]);
         }
       }
-      let kwokStarted = 0;
       let leadersStarted = 0;
       if (!this.exists()) {
-        kwokStarted = Date.now();
         await this.create();
         writeFileSync(argsFile, wanted);
       } else if (stoppedComponents(this.cluster).length > 0) {
         const stopped = stoppedComponents(this.cluster);
         say(`starting stopped components: ${stopped.join(', ')}`);
-        if (stopped.includes('kwok-controller')) kwokStarted = Date.now();
         if (stopped.includes('kube-controller-manager') || stopped.includes('kube-scheduler')) {
           leadersStarted = Date.now();
         }
@@ -156,7 +167,7 @@ export class LocalProvider implements ClusterProvider {
       }
       const v = await this.waitForServer();
       await this.applyFixtures();
-      await Promise.all([this.waitForNodeLeases(kwokStarted), this.waitForLeaders(leadersStarted)]);
+      await Promise.all([this.waitForNodeLeases(), this.waitForLeaders(leadersStarted)]);
       return v;
     });
     say(
@@ -292,23 +303,28 @@ export class LocalProvider implements ClusterProvider {
   /**
    * Pods on a kwok node become Running only once kwok-controller holds that node's lease. A
    * restarted kwok-controller has a new identity and must wait for the old lease to expire, so `up`
-   * returns only when every node's lease was renewed after `since` (when kwok-controller started).
+   * returns only when every node's lease is held, unexpired, by the kwok-controller running now
+   * (its identity is the `id` of its log lines). A renewal time alone proves nothing: a
+   * kwok-controller killed just before the restart renewed the leases a moment earlier.
    */
-  private async waitForNodeLeases(since: number): Promise<void> {
+  private async waitForNodeLeases(): Promise<void> {
     const timeoutMs = (NODE_LEASE_SECONDS * 3 + 30) * 1000;
     const deadline = Date.now() + timeoutMs;
     const startedWaiting = Date.now();
+    const starts = { count: 0 };
     for (;;) {
+      await this.startIfExited(['kwok-controller'], starts);
+      const identity = kwokIdentity(this.cluster);
       const leases = await this.leases('kube-node-lease');
-      const freshAfter = Math.max(since - 1000, Date.now() - NODE_LEASE_SECONDS * 1000);
+      const unexpiredAfter = Date.now() - NODE_LEASE_SECONDS * 1000;
       const waiting = Array.from({ length: NODE_COUNT }, (_, i) => `kwok-node-${i}`).filter((node) => {
-        const time = leases.get(node)?.renewTime;
-        return !time || Date.parse(time) < freshAfter;
+        const lease = leases.get(node);
+        return !lease || lease.holder !== identity || Date.parse(lease.renewTime) < unexpiredAfter;
       });
-      if (waiting.length === 0) break;
+      if (identity && waiting.length === 0) break;
       if (Date.now() > deadline) {
         throw new Error(
-          `kwok-controller did not take the leases of ${waiting.join(', ')} within ${timeoutMs / 1000}s; see ${clusterDir(this.cluster)}/logs/kwok-controller.log`,
+          `kwok-controller (${identity ?? 'identity unknown'}) did not take the leases of ${waiting.join(', ')} within ${timeoutMs / 1000}s; see ${clusterDir(this.cluster)}/logs/kwok-controller.log`,
         );
       }
       await new Promise((r) => setTimeout(r, 500));
@@ -317,11 +333,32 @@ export class LocalProvider implements ClusterProvider {
     if (waited > 2000) say(`kwok-controller took over the node leases after ${(waited / 1000).toFixed(1)}s`);
   }
 
+  /**
+   * A component that exited while `up` waits for it is started again, at most three times a wait:
+   * kwok-controller gives up on an API server that has not answered within about 31 s of its start
+   * (a cold start on a loaded machine), kube-controller-manager and kube-scheduler exit when they
+   * cannot renew their leases. One a test holds down (restartComponent) is left to that test.
+   */
+  private async startIfExited(components: Component[], starts: { count: number }): Promise<void> {
+    const held = heldComponents(this.cluster);
+    const exited = stoppedComponents(this.cluster).filter((c) => components.includes(c) && !held.includes(c));
+    if (exited.length === 0) return;
+    const why = exited.map((c) => `${c}: ${whyExited(this.cluster, c)}`).join('; ');
+    if (starts.count >= 3) {
+      throw new Error(
+        `${exited.join(' and ')} exited again after ${starts.count} starts while the cluster came up (${why})`,
+      );
+    }
+    starts.count++;
+    say(`${exited.join(' and ')} exited while the cluster came up; starting again (${why})`);
+    await startStoppedComponents(this.cluster);
+  }
+
   /** Holder and last renewal of the Leases in `namespace` (only `names` when given). */
   private async leases(
     namespace: string,
     names: string[] = [],
-  ): Promise<Map<string, { holder: string; renewTime: string }>> {
+  ): Promise<Map<string, { holder: string; renewTime: string; acquireTime: string }>> {
     const out = await this.kubectl([
       'get',
       'lease',
@@ -330,15 +367,15 @@ export class LocalProvider implements ClusterProvider {
       ...names,
       '--ignore-not-found',
       '-o',
-      'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}={.spec.renewTime}{"\\n"}{end}',
+      'jsonpath={range .items[*]}{.metadata.name}={.spec.holderIdentity}={.spec.renewTime}={.spec.acquireTime}{"\\n"}{end}',
     ]);
     return new Map(
       out
         .split('\n')
         .filter(Boolean)
         .map((line) => {
-          const [name = '', holder = '', renewTime = ''] = line.split('=');
-          return [name, { holder, renewTime }];
+          const [name = '', holder = '', renewTime = '', acquireTime = ''] = line.split('=');
+          return [name, { holder, renewTime, acquireTime }];
         }),
     );
   }
@@ -346,17 +383,20 @@ export class LocalProvider implements ClusterProvider {
   /**
    * A restarted kube-controller-manager or kube-scheduler has a new identity and waits for its
    * predecessor's leader lease to expire (15 s) before it does anything; until then no pod is
-   * scheduled and no ReplicaSet reconciled. Returns once both leases were renewed after `since`.
+   * scheduled and no ReplicaSet reconciled. Returns once both leases were acquired after `since`.
    */
   private async waitForLeaders(since: number): Promise<void> {
     if (since === 0) return;
     const deadline = Date.now() + 120_000;
     const startedWaiting = Date.now();
+    const starts = { count: 0 };
     for (;;) {
+      await this.startIfExited(['kube-controller-manager', 'kube-scheduler'], starts);
       const leases = await this.leases('kube-system', ['kube-controller-manager', 'kube-scheduler']);
       const waiting = ['kube-controller-manager', 'kube-scheduler'].filter((name) => {
         const lease = leases.get(name);
-        return !lease?.holder || !lease.renewTime || Date.parse(lease.renewTime) < since - 1000;
+        // Taken since the restart: a renewal time alone may be the killed predecessor's last one.
+        return !lease?.holder || !lease.acquireTime || Date.parse(lease.acquireTime) < since - 1000;
       });
       if (waiting.length === 0) break;
       if (Date.now() > deadline) {

@@ -108,7 +108,7 @@ export class ControlPlaneSupervisor {
     const start = componentsToStart(stopped, heldComponents(this.cluster), this.history, now);
     if (start.length === 0) return;
     for (const component of start) {
-      const exit = { component, foundAt: new Date(now), lastLog: logTail(this.cluster, component) };
+      const exit = { component, foundAt: new Date(now), lastLog: whyExited(this.cluster, component) };
       this.exits.push(exit);
       const h = this.history.get(component);
       this.history.set(component, { count: (h?.count ?? 0) + 1, lastAt: now });
@@ -132,18 +132,29 @@ export function describeExits(exits: readonly ComponentExit[]): string {
  * klog fatal line, a panic), else its last lines; at most 600 characters.
  */
 export function exitReason(logEnd: string): string {
+  if (logEnd.trim() === '') return 'its log is empty';
   const lines = logEnd.trimEnd().split('\n');
   const why = lines.findLast((l) => /leaderelection lost|^F\d{4} |^panic: |fatal error: /i.test(l));
   const text = why ?? lines.slice(-3).join(' | ');
   return text.length > 600 ? `${text.slice(0, 600)}...` : text;
 }
 
-/** The end of a component's log (its last 64 KiB), and why it exited by it. */
-function logTail(cluster: string, component: Component): string {
-  const file = join(clusterDir(cluster), 'logs', `${component}.log`);
+/** Why a component exited, by the end of its log. */
+export function whyExited(cluster: string, component: Component): string {
+  const end = componentLogEnd(cluster, component);
+  return end === undefined ? `(no log at ${logFile(cluster, component)})` : exitReason(end);
+}
+
+function logFile(cluster: string, component: Component): string {
+  return join(clusterDir(cluster), 'logs', `${component}.log`);
+}
+
+/** The last `bytes` of a component's log (kwokctl starts each run of it with an empty one). */
+export function componentLogEnd(cluster: string, component: Component, bytes = 65_536): string | undefined {
+  const file = logFile(cluster, component);
   try {
     const size = statSync(file).size;
-    const length = Math.min(size, 65_536);
+    const length = Math.min(size, bytes);
     const buffer = Buffer.alloc(length);
     const fd = openSync(file, 'r');
     try {
@@ -151,8 +162,8 @@ function logTail(cluster: string, component: Component): string {
     } finally {
       closeSync(fd);
     }
-    return exitReason(buffer.toString('utf8'));
+    return buffer.toString('utf8');
   } catch {
-    return `(no log at ${file})`;
+    return undefined;
   }
 }

@@ -100,6 +100,7 @@ describe('why a component exited, from the end of its log', () => {
 
   it('otherwise its last three lines, cut to 600 characters', () => {
     assert.equal(exitReason('a\nb\nc\nd\n'), 'b | c | d');
+    assert.equal(exitReason('\n'), 'its log is empty', 'killed before it wrote a line');
     assert.equal(exitReason(`${'x'.repeat(700)}\n`).length, 603);
   });
 });

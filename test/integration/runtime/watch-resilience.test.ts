@@ -49,7 +49,7 @@ function cacheState(informer: Informer<V1ConfigMap>): string[] {
 const CHAOS_CLUSTER = 'basic-operator-chaos';
 let local = false;
 let client: KubeClient;
-let ns: string;
+let ns = '';
 
 before(async () => {
   local = (await testCluster()).provider === 'local';
@@ -63,7 +63,8 @@ before(async () => {
 after(async () => {
   if (!local) return;
   try {
-    await deleteNamespace(client, ns);
+    // Unset when before() failed (the cluster did not come up): its components are stopped all the same.
+    if (ns) await deleteNamespace(client, ns);
   } finally {
     await stopAllComponents(CHAOS_CLUSTER);
   }

@@ -70,6 +70,8 @@ export class LocalProvider implements ClusterProvider {
   readonly name = 'local' as const;
   readonly cluster: string;
   private tools: Toolchain = toolchainPaths();
+  /** The last start of components that exited while `up` waited (startIfExited). */
+  private starting: Promise<void> = Promise.resolve();
 
   constructor(cluster = CLUSTER_NAME) {
     this.cluster = cluster;
@@ -339,7 +341,14 @@ export class LocalProvider implements ClusterProvider {
    * (a cold start on a loaded machine), kube-controller-manager and kube-scheduler exit when they
    * cannot renew their leases. One a test holds down (restartComponent) is left to that test.
    */
-  private async startIfExited(components: Component[], starts: { count: number }): Promise<void> {
+  private startIfExited(components: Component[], starts: { count: number }): Promise<void> {
+    // The two waits run side by side: one start at a time, each deciding after the one before.
+    const next = this.starting.then(() => this.startNowIfExited(components, starts));
+    this.starting = next.catch(() => undefined);
+    return next;
+  }
+
+  private async startNowIfExited(components: Component[], starts: { count: number }): Promise<void> {
     const held = heldComponents(this.cluster);
     const exited = stoppedComponents(this.cluster).filter((c) => components.includes(c) && !held.includes(c));
     if (exited.length === 0) return;

@@ -55,8 +55,11 @@ function summarizeStatefulSet(set: Unstructured): Summary {
   const ready = numberField(set, 'status.readyReplicas') ?? 0;
   const observed = numberField(set, 'status.observedGeneration') ?? 0;
   const current = observed >= (set.metadata?.generation ?? 0);
+  // Pods of an older revision may be ready too: they count only once replaced (an OnDelete set's
+  // never are until deleted, and then it is not ready, as its rollout is not done).
+  const updated = numberField(set, 'status.updatedReplicas');
   return {
-    ready: current && ready >= desired,
+    ready: current && ready >= desired && (updated === undefined || updated >= desired),
     status: `${ready}/${desired} ready${set.metadata?.deletionTimestamp ? ', deleting' : ''}`,
     reason: '',
     message: '',

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { renderTrees, treeToJson } from '../../../src/cli/kubectl-basic/render.ts';
+import { summarize } from '../../../src/cli/kubectl-basic/summary.ts';
 import { buildTree } from '../../../src/cli/kubectl-basic/tree.ts';
-import { NOW } from './recorded.ts';
+import { NOW, obj } from './recorded.ts';
 import {
   failingBackup,
   missingProvider,
@@ -99,6 +100,29 @@ describe('kubectl basic tree', () => {
         ['PersistentVolumeClaim', true],
         ['Pod', true],
       ],
+    );
+  });
+});
+
+describe('a StatefulSet, summarized', () => {
+  const sts = (status: Record<string, number>, generation = 2) => ({
+    ...obj('StatefulSet', 'db', { spec: { replicas: 2 }, status }),
+    metadata: { name: 'db', namespace: 'shop', generation },
+  });
+  it('is ready when every desired pod of its current revision is ready, as `kubectl rollout status` has it', () => {
+    assert.deepEqual(
+      [
+        sts({ observedGeneration: 2, readyReplicas: 2, updatedReplicas: 2 }),
+        sts({ observedGeneration: 2, readyReplicas: 2, updatedReplicas: 1 }),
+        sts({ observedGeneration: 1, readyReplicas: 2, updatedReplicas: 2 }),
+        sts({ observedGeneration: 2, readyReplicas: 1, updatedReplicas: 2 }),
+        sts({ observedGeneration: 2, readyReplicas: 2 }),
+      ].map((s) => summarize('StatefulSet', s).ready),
+      [true, false, false, false, true],
+    );
+    assert.equal(
+      summarize('StatefulSet', sts({ observedGeneration: 2, readyReplicas: 1 })).status,
+      '1/2 ready',
     );
   });
 });

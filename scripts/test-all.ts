@@ -6,6 +6,7 @@ import { selectProvider } from '../e2e/providers/index.ts';
 import { detectEngine } from '../e2e/providers/kind/engine.ts';
 import { ControlPlaneSupervisor, describeExits } from '../e2e/providers/local/supervisor.ts';
 import type { ClusterProvider } from '../e2e/providers/provider.ts';
+import { releaseAndSay } from '../e2e/support/abandoned-namespaces.ts';
 import { leastPrivilegeReport } from '../e2e/support/least-privilege-report.ts';
 import { clustersToStop, describeClusterEnd, type SuiteCluster } from './test-all/clusters.ts';
 
@@ -113,6 +114,7 @@ async function clusterRuns(local: RunCluster, kind: RunCluster): Promise<void> {
   process.stderr.write('\n=== cluster (local provider)\n');
   local.broughtUp = true;
   const localInfo = await local.provider.up();
+  await releaseAndSay(localInfo, '===');
   const since = Date.now();
   const supervisor = new ControlPlaneSupervisor(local.provider.cluster).start();
   try {
@@ -144,6 +146,7 @@ async function clusterRuns(local: RunCluster, kind: RunCluster): Promise<void> {
     process.stderr.write(`=== kind cluster failed: ${err instanceof Error ? err.message : String(err)}\n`);
     return undefined;
   });
+  if (kindInfo) await releaseAndSay(kindInfo, '===');
   if (!kindInfo) runs.push({ passed: 0, failed: 1, skipped: 0, status: 1 });
   else
     runs.push(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClient } from '../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../src/runtime/client/resource.ts';
+import { TEST_NAMESPACE_LABEL } from './abandoned-namespaces.ts';
 
 /** A fresh namespace per test, deleted afterwards (in the background: namespace deletion is slow). */
 export async function createNamespace(client: KubeClient, prefix: string): Promise<string> {
@@ -8,7 +9,7 @@ export async function createNamespace(client: KubeClient, prefix: string): Promi
   await client.create(CoreTypes.Namespace, {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name, labels: { 'basicoperator.dev/test': 'true' } },
+    metadata: { name, labels: { [TEST_NAMESPACE_LABEL]: 'true' } },
   });
   return name;
 }

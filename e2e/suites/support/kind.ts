@@ -11,7 +11,14 @@ import { waitFor } from '../../support/wait.ts';
 import { e2eCluster } from './cluster.ts';
 import { ClusterTools } from './kube.ts';
 import { InClusterOperator } from './operator.ts';
-import { HelmRelease, installCrds, type Manifest, operatorDeployment, type Values } from './release.ts';
+import {
+  HelmRelease,
+  installCrds,
+  type Manifest,
+  operatorDeployment,
+  tearDownRelease,
+  type Values,
+} from './release.ts';
 
 /**
  * Shared by the suites of e2e/suites/kind: checks only real containers can make. Each file installs
@@ -369,8 +376,8 @@ export class KindRelease {
   }
 
   /**
-   * Uninstalls the release and deletes both namespaces (removing the backup finalizer of Machines
-   * first: without the operator nobody would); keeps the operator's log when something failed.
+   * Uninstalls the release and deletes both namespaces (removing the operator's finalizers first:
+   * without the operator nobody would); keeps the operator's log when something failed.
    */
   async cleanup(): Promise<void> {
     const lines = await this.operator.stop().catch(() => []);
@@ -378,34 +385,7 @@ export class KindRelease {
       writeFileSync(join(this.workdir, 'operator.log'), `${lines.join('\n')}\n`);
       note(`${this.name}: failed; operator logs kept in ${join(this.workdir, 'operator.log')}`);
     }
-    if (await this.helm.isInstalled()) await this.helm.uninstall().catch(() => undefined);
-    const machines = await this.tools.kubectl([
-      'get',
-      'machines',
-      '-n',
-      this.workloadNamespace,
-      '-o',
-      'name',
-    ]);
-    for (const machine of machines.stdout.split('\n').filter(Boolean)) {
-      await this.tools.kubectl([
-        'patch',
-        machine,
-        '-n',
-        this.workloadNamespace,
-        '--type=merge',
-        '-p',
-        '{"metadata":{"finalizers":null}}',
-      ]);
-    }
-    await this.tools.kubectl([
-      'delete',
-      'namespace',
-      this.workloadNamespace,
-      this.namespace,
-      '--wait=false',
-      '--ignore-not-found',
-    ]);
+    await tearDownRelease(this.tools, this.helm, this.workloadNamespace);
     if (!this.failed) rmSync(this.workdir, { recursive: true, force: true });
     note(`${this.name}: ${this.failed ? 'FAILED' : 'done'}, wall time ${seconds(Date.now() - this.started)}`);
   }

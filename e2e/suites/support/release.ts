@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Deployment, V1ObjectMeta } from '@kubernetes/client-node';
 import { loadAll } from 'js-yaml';
+import { removeOperatorFinalizers } from '../../support/abandoned-namespaces.ts';
 import type { ClusterTools } from './kube.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -133,9 +134,9 @@ export async function installCrds(tools: ClusterTools): Promise<void> {
 }
 
 /**
- * After a suite: the release uninstalled (if still there), the finalizers of the Machines left in
- * `workloadNamespace` cleared (without the operator nobody removes them, and the namespace would
- * never go), and both namespaces deleted without waiting.
+ * After a suite: the release uninstalled (if still there), the operator's finalizers on what is left
+ * in `workloadNamespace` removed (without the operator nobody would, and the namespace would stay
+ * Terminating for good), and both namespaces deleted without waiting.
  */
 export async function tearDownRelease(
   tools: ClusterTools,
@@ -143,18 +144,7 @@ export async function tearDownRelease(
   workloadNamespace: string,
 ): Promise<void> {
   if (await release.isInstalled()) await release.uninstall().catch(() => undefined);
-  const machines = await tools.kubectl(['get', 'machines', '-n', workloadNamespace, '-o', 'name']);
-  for (const machine of machines.stdout.split('\n').filter(Boolean)) {
-    await tools.kubectl([
-      'patch',
-      machine,
-      '-n',
-      workloadNamespace,
-      '--type=merge',
-      '-p',
-      '{"metadata":{"finalizers":null}}',
-    ]);
-  }
+  await removeOperatorFinalizers(tools.cluster, workloadNamespace);
   await tools.kubectl([
     'delete',
     'namespace',

@@ -14,10 +14,9 @@ import {
 } from '../../../e2e/support/abandoned-namespaces.ts';
 import { testClient, testCluster } from '../../../e2e/support/cluster.ts';
 import { waitFor } from '../../../e2e/support/wait.ts';
+import { BACKUP_CLAIM_FINALIZER } from '../../../src/controllers/volumebackup/names.ts';
 import type { KubeClient } from '../../../src/runtime/client/kube-client.ts';
 import { CoreTypes } from '../../../src/runtime/client/resource.ts';
-
-const BACKUP_CLAIM_FINALIZER = 'infra.basicoperator.dev/backup-claim';
 
 describe("the suites' namespaces an earlier run abandoned", () => {
   let client: KubeClient;
